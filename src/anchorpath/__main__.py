@@ -1,0 +1,3 @@
+from anchorpath.cli import main
+
+main()

@@ -1,0 +1,192 @@
+"""Settings as frozen dataclasses, with one precedence: defaults < file < env < CLI flags.
+
+A config file is TOML with one table per section (``[fetch]``, ``[paths]``, ``[llm]``)::
+
+    [fetch]
+    contact = "data-team@example.org"
+    min_delay = 3.0
+
+Environment variables are ``ANCHORPATH_<SECTION>__<FIELD>`` (``ANCHORPATH_FETCH__MIN_DELAY=3``).
+CLI flags arrive as a ``{"section.field": value}`` mapping. Unknown keys are errors, never ignored:
+a typo in a politeness setting must not silently fall back to a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from anchorpath._errors import ConfigError
+
+__all__ = [
+    "DEFAULT_CONTACT",
+    "FetchConfig",
+    "LLMConfig",
+    "PathsConfig",
+    "Settings",
+    "load_settings",
+]
+
+#: Placeholder contact; the fetcher warns when it is still set outside the demo.
+DEFAULT_CONTACT = "set-your-contact@example.invalid"
+
+
+@dataclass(frozen=True)
+class FetchConfig:
+    """Politeness and network-safety knobs (Heritrix-like defaults)."""
+
+    user_agent_product: str = "anchorpath"
+    info_url: str = "https://github.com/anchorpath/anchorpath"
+    contact: str = DEFAULT_CONTACT
+    min_delay: float = 2.0
+    delay_factor: float = 5.0
+    max_delay: float = 30.0
+    max_attempts: int = 3
+    backoff_base: float = 1.0
+    backoff_cap: float = 60.0
+    circuit_429_threshold: int = 3
+    global_concurrency: int = 4
+    connect_timeout: float = 10.0
+    read_timeout: float = 30.0
+    total_timeout: float = 60.0
+    max_response_bytes: int = 10 * 1024 * 1024
+    max_decompressed_bytes: int = 20 * 1024 * 1024
+    max_redirects: int = 5
+    max_url_length: int = 2048
+    robots_cache_ttl: float = 24 * 3600.0
+    robots_max_bytes: int = 500 * 1024
+    allow_private_networks: bool = False
+    run_deadline: float = 3 * 3600.0
+    conditional: bool = True
+
+
+@dataclass(frozen=True)
+class PathsConfig:
+    """Where selector files, run state and caches live."""
+
+    selectors_dir: str = "selectors"
+    state_dir: str = ".anchorpath/state"
+    cache_dir: str = ".anchorpath/cache"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """An OpenAI-compatible endpoint, used by authoring only (never by the runner)."""
+
+    base_url: str = "http://127.0.0.1:8000/v1"
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+    max_retries: int = 2
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    fetch: FetchConfig = field(default_factory=FetchConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+
+
+def _coerce(section: str, name: str, target: type[Any] | str, raw: Any, origin: str) -> Any:
+    kind = target if isinstance(target, str) else target.__name__
+    try:
+        if kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in {"1", "true", "yes", "on"}:
+                return True
+            if text in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError(f"not a boolean: {raw!r}")
+        if kind == "int":
+            if isinstance(raw, bool):
+                raise ValueError(f"not an integer: {raw!r}")
+            return int(raw)
+        if kind == "float":
+            if isinstance(raw, bool):
+                raise ValueError(f"not a number: {raw!r}")
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{origin}: {section}.{name}: {exc}") from exc
+
+
+def _apply(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:
+    """Return ``settings`` with ``{"section.field": value}`` applied."""
+    sections = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    for dotted, raw in values.items():
+        section, _, name = dotted.partition(".")
+        if section not in sections:
+            raise ConfigError(f"{origin}: unknown section {section!r} (in {dotted!r})")
+        known = {f.name: f for f in fields(sections[section])}
+        if name not in known:
+            raise ConfigError(f"{origin}: unknown setting {dotted!r}")
+        value = _coerce(section, name, known[name].type, raw, origin)
+        sections[section] = replace(sections[section], **{name: value})
+    return replace(settings, **sections)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: config file not found") from exc
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    flat: dict[str, Any] = {}
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: top-level key {section!r} must be a [table]")
+        for name, value in table.items():
+            flat[f"{section}.{name}"] = value
+    return flat
+
+
+def _read_env(env: Mapping[str, str]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in env.items():
+        if not key.startswith("ANCHORPATH_") or "__" not in key:
+            continue
+        section, _, name = key[len("ANCHORPATH_") :].partition("__")
+        flat[f"{section.lower()}.{name.lower()}"] = value
+    return flat
+
+
+def load_settings(
+    config_file: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build the frozen settings: defaults < ``config_file`` < ``env`` < ``overrides``.
+
+    Without ``config_file``, ``ANCHORPATH_CONFIG`` or ``./anchorpath.toml`` (if present) is used.
+    """
+    env = os.environ if env is None else env
+    settings = Settings()
+    path: Path | None = None
+    if config_file is not None:
+        path = Path(config_file)
+    elif env.get("ANCHORPATH_CONFIG"):
+        path = Path(env["ANCHORPATH_CONFIG"])
+    elif Path("anchorpath.toml").is_file():
+        path = Path("anchorpath.toml")
+    if path is not None:
+        settings = _apply(settings, _read_file(path), str(path))
+    settings = _apply(settings, _read_env(env), "environment")
+    if overrides:
+        given = {k: v for k, v in overrides.items() if v is not None}
+        settings = _apply(settings, given, "command line")
+    return settings
+
+
+def as_dict(settings: Settings) -> dict[str, Any]:
+    """Plain-dict view, for reports."""
+    return dataclasses.asdict(settings)
