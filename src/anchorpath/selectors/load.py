@@ -1,0 +1,247 @@
+"""Reading, validating and writing selector files.
+
+History: the current version of a site lives in ``<dir>/<site>.json``; when a changed file is
+saved, the version it replaces moves to ``<dir>/.history/<site>/v<N>.json``. We keep one
+current file (not one file per version) so that a pull request that edits a selector shows
+only the changed fields in its diff; the archive keeps every earlier version loadable without
+git. ``.gitattributes`` marks the archive as generated so review tools fold it away.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import ValidationError
+from lxml import etree
+
+from anchorpath._errors import SelectorFileError, SelectorValidationError
+from anchorpath._version import __version__
+from anchorpath.selectors.model import FIELD_TYPES, SelectorFile
+
+__all__ = [
+    "dump_selector_file",
+    "find_selector_file",
+    "history_dir",
+    "list_versions",
+    "load_schema",
+    "load_selector_file",
+    "parse_selector_data",
+    "save_selector_file",
+    "validate_data",
+]
+
+PathLike = str | os.PathLike[str]
+
+
+@cache
+def load_schema() -> dict[str, Any]:
+    """The shipped JSON Schema (draft 2020-12) of selector files."""
+    text = resources.files("anchorpath.selectors").joinpath("schema/selector.v1.json").read_text(
+        encoding="utf-8"
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema(), format_checker=FormatChecker())
+
+
+def _pointer(path: Iterator[Any] | Any) -> str:
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
+
+
+def _schema_message(err: ValidationError) -> str:
+    if err.validator == "enum" and err.path and err.path[-1] == "type":
+        return f"unknown field type {err.instance!r} (expected one of: {', '.join(FIELD_TYPES)})"
+    if err.validator == "additionalProperties":
+        return f"{err.message}"
+    return err.message
+
+
+def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
+    """Compile every XPath up front; report syntax errors with the field name."""
+    problems: list[str] = []
+
+    def check(xpath: Any, pointer: str, what: str) -> None:
+        if not isinstance(xpath, str):
+            return
+        try:
+            etree.XPath(xpath)
+        except etree.XPathSyntaxError as exc:
+            problems.append(f"{where}:{pointer}: XPath syntax error in {what}: {exc}: {xpath!r}")
+
+    pag = data.get("fetch", {}).get("pagination") if isinstance(data.get("fetch"), dict) else None
+    if isinstance(pag, dict):
+        check(pag.get("next_xpath"), "/fetch/pagination/next_xpath", "pagination")
+    page_types = data.get("page_types")
+    if not isinstance(page_types, dict):
+        return problems
+    for pname, pt in page_types.items():
+        if not isinstance(pt, dict):
+            continue
+        base = f"/page_types/{pname}"
+        check(pt.get("record_root"), f"{base}/record_root", f"record_root of page type {pname!r}")
+        for i, xp in enumerate(pt.get("follow", []) or []):
+            check(xp, f"{base}/follow/{i}", f"follow link of page type {pname!r}")
+        fields = pt.get("fields")
+        if not isinstance(fields, dict):
+            continue
+        for fname, spec in fields.items():
+            if not isinstance(spec, dict):
+                continue
+            check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
+            for i, xp in enumerate(spec.get("fallbacks", []) or []):
+                check(xp, f"{base}/fields/{fname}/fallbacks/{i}", f"fallback {i} of field {fname!r}")
+    return problems
+
+
+def _semantic_problems(data: dict[str, Any], where: str) -> list[str]:
+    problems: list[str] = []
+    page_types = data.get("page_types")
+    key = data.get("key")
+    if isinstance(page_types, dict) and isinstance(key, list):
+        emitted = [pt for pt in page_types.values() if isinstance(pt, dict) and pt.get("emit", True)]
+        for i, k in enumerate(key):
+            if not any(k in (pt.get("fields") or {}) for pt in emitted):
+                problems.append(f"{where}:/key/{i}: key field {k!r} is not a field of any emitted page type")
+    return problems
+
+
+def validate_data(data: Any, where: str = "<selector file>") -> list[str]:
+    """All problems of ``data`` as ``WHERE:/json/pointer: message`` lines (empty if valid)."""
+    if not isinstance(data, dict):
+        return [f"{where}: top level must be a JSON object"]
+    problems = [
+        f"{where}:{_pointer(err.absolute_path)}: {_schema_message(err)}"
+        for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    problems += _xpath_problems(data, where)
+    if not problems:
+        problems += _semantic_problems(data, where)
+    return problems
+
+
+def parse_selector_data(data: Any, where: str = "<selector file>") -> SelectorFile:
+    """Validate ``data`` and build the model; raises SelectorValidationError listing every problem."""
+    problems = validate_data(data, where)
+    if problems:
+        raise SelectorValidationError(where, problems)
+    return SelectorFile.from_dict(data, path=where)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise SelectorFileError(f"{path}: selector file not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SelectorFileError(f"{path}: cannot read selector file: {exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SelectorValidationError(
+            str(path), [f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
+        ) from exc
+
+
+def history_dir(path: PathLike, site_id: str) -> Path:
+    return Path(path).parent / ".history" / site_id
+
+
+def list_versions(path: PathLike) -> list[int]:
+    """Every version of the selector file at ``path`` that can still be loaded."""
+    current = load_selector_file(path)
+    versions = {current.version}
+    hdir = history_dir(path, current.site.id)
+    if hdir.is_dir():
+        for p in hdir.glob("v*.json"):
+            m = re.fullmatch(r"v(\d+)\.json", p.name)
+            if m:
+                versions.add(int(m.group(1)))
+    return sorted(versions)
+
+
+def load_selector_file(path: PathLike, *, version: int | None = None) -> SelectorFile:
+    """Load and validate a selector file (optionally an archived earlier ``version``)."""
+    p = Path(path)
+    sf = parse_selector_data(_read_json(p), str(p))
+    if version is None or version == sf.version:
+        return sf
+    old = history_dir(p, sf.site.id) / f"v{version}.json"
+    if not old.is_file():
+        raise SelectorFileError(f"{p}: version {version} not found (looked in {old})")
+    return parse_selector_data(_read_json(old), str(old))
+
+
+def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
+    """The current selector file of ``site`` (a site id or a path to a .json file)."""
+    if site.endswith(".json") or os.sep in site:
+        p = Path(site)
+    else:
+        p = Path(selectors_dir) / f"{site}.json"
+    if not p.is_file():
+        raise SelectorFileError(f"{p}: no selector file for site {site!r}")
+    return p
+
+
+def dump_selector_file(sf: SelectorFile) -> str:
+    """Canonical text: schema key order, 2-space indent, UTF-8 as is, trailing newline."""
+    return json.dumps(sf.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def save_selector_file(
+    sf: SelectorFile, path: PathLike, *, bump: bool = True, now: str | None = None
+) -> SelectorFile:
+    """Write ``sf`` canonically to ``path`` and return what was written.
+
+    With ``bump`` (the default), saving over an existing file whose content differs archives the
+    old version under ``.history/`` and writes ``version = old + 1``, ``parent_version = old``.
+    Saving an unchanged model writes the same bytes (and bumps nothing).
+    """
+    p = Path(path)
+    problems = validate_data(sf.to_dict(), str(p))
+    if problems:
+        raise SelectorValidationError(str(p), problems)
+    if bump and p.is_file():
+        old = load_selector_file(p)
+        same = replace(sf, version=old.version, parent_version=old.parent_version,
+                       created_at=old.created_at, provenance=replace(
+                           sf.provenance, tool_version=old.provenance.tool_version))
+        if dump_selector_file(same) == dump_selector_file(old):
+            _write_atomic(p, dump_selector_file(old))
+            return old
+        archive = history_dir(p, old.site.id) / f"v{old.version}.json"
+        _write_atomic(archive, dump_selector_file(old))
+        sf = replace(
+            sf,
+            version=old.version + 1,
+            parent_version=old.version,
+            created_at=now or _now(),
+            provenance=replace(sf.provenance, tool_version=__version__),
+        )
+    _write_atomic(p, dump_selector_file(sf))
+    return replace(sf, path=str(p))

@@ -1,0 +1,380 @@
+"""The selector file model: frozen dataclasses mirroring ``schema/selector.v1.json``.
+
+``from_dict`` expects data the schema has already accepted (see ``load.py``); ``to_dict``
+produces the canonical form the writer saves: keys in schema order, empty/None optional values
+left out, so that load → save of a canonical file is byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+__all__ = [
+    "FIELD_TYPES",
+    "Anchor",
+    "FetchSpec",
+    "FieldSpec",
+    "Fixture",
+    "Normalize",
+    "PageType",
+    "Pagination",
+    "Provenance",
+    "SelectorFile",
+    "Site",
+]
+
+FieldType = Literal["string", "integer", "number", "date", "datetime", "url", "list"]
+FIELD_TYPES: tuple[str, ...] = ("string", "integer", "number", "date", "datetime", "url", "list")
+SCHEMA_URL = "https://anchorpath.dev/schema/selector.v1.json"
+
+
+def _prune(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Keep keys in the given order, dropping None and empty containers."""
+    return {k: v for k, v in items if v is not None and v != [] and v != {}}
+
+
+@dataclass(frozen=True)
+class Site:
+    id: str
+    name: str
+    homepage: str | None = None
+    owner: str | None = None
+    contact: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Site:
+        return cls(d["id"], d["name"], d.get("homepage"), d.get("owner"), d.get("contact"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("id", self.id),
+                ("name", self.name),
+                ("homepage", self.homepage),
+                ("owner", self.owner),
+                ("contact", self.contact),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Seed:
+    url: str
+    sha256: str | None = None
+    snapshot: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune([("url", self.url), ("sha256", self.sha256), ("snapshot", self.snapshot)])
+
+
+@dataclass(frozen=True)
+class Provenance:
+    method: str | None = None
+    author: str | None = None
+    model: str | None = None
+    prompt_hash: str | None = None
+    tool_version: str | None = None
+    seeds: tuple[Seed, ...] = ()
+    notes: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Provenance:
+        return cls(
+            method=d.get("method"),
+            author=d.get("author"),
+            model=d.get("model"),
+            prompt_hash=d.get("prompt_hash"),
+            tool_version=d.get("tool_version"),
+            seeds=tuple(Seed(s["url"], s.get("sha256"), s.get("snapshot")) for s in d.get("seeds", [])),
+            notes=d.get("notes"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("method", self.method),
+                ("author", self.author),
+                ("model", self.model),
+                ("prompt_hash", self.prompt_hash),
+                ("tool_version", self.tool_version),
+                ("seeds", [s.to_dict() for s in self.seeds]),
+                ("notes", self.notes),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Pagination:
+    next_xpath: str
+    max_pages: int = 50
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"next_xpath": self.next_xpath, "max_pages": self.max_pages}
+
+
+@dataclass(frozen=True)
+class FetchSpec:
+    start_urls: tuple[str, ...]
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    drop_params: tuple[str, ...] = ()
+    pagination: Pagination | None = None
+    max_depth: int = 3
+    max_pages: int = 1000
+    render: Literal["http", "browser"] = "http"
+    politeness: Mapping[str, float | int] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FetchSpec:
+        pag = d.get("pagination")
+        return cls(
+            start_urls=tuple(d["start_urls"]),
+            allow=tuple(d.get("allow", ())),
+            deny=tuple(d.get("deny", ())),
+            drop_params=tuple(d.get("drop_params", ())),
+            pagination=Pagination(pag["next_xpath"], pag.get("max_pages", 50)) if pag else None,
+            max_depth=d.get("max_depth", 3),
+            max_pages=d.get("max_pages", 1000),
+            render=d.get("render", "http"),
+            politeness=dict(d.get("politeness", {})),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("start_urls", list(self.start_urls)),
+                ("allow", list(self.allow)),
+                ("deny", list(self.deny)),
+                ("drop_params", list(self.drop_params)),
+                ("pagination", self.pagination.to_dict() if self.pagination else None),
+                ("max_depth", self.max_depth),
+                ("max_pages", self.max_pages),
+                ("render", self.render),
+                ("politeness", dict(self.politeness)),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What a field's XPath hangs on: an id, an attribute, an ARIA label or a label text."""
+
+    kind: str
+    value: str | None = None
+    attribute: str | None = None
+    axis: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("kind", self.kind),
+                ("value", self.value),
+                ("attribute", self.attribute),
+                ("axis", self.axis),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Normalize:
+    whitespace: bool = True
+    strip_prefix: str | None = None
+    strip_suffix: str | None = None
+    date_formats: tuple[str, ...] = ()
+    number_locale: str = "en"
+    join: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Normalize:
+        return cls(
+            whitespace=d.get("whitespace", True),
+            strip_prefix=d.get("strip_prefix"),
+            strip_suffix=d.get("strip_suffix"),
+            date_formats=tuple(d.get("date_formats", ())),
+            number_locale=d.get("number_locale", "en"),
+            join=d.get("join"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("whitespace", None if self.whitespace else False),
+                ("strip_prefix", self.strip_prefix),
+                ("strip_suffix", self.strip_suffix),
+                ("date_formats", list(self.date_formats)),
+                ("number_locale", None if self.number_locale == "en" else self.number_locale),
+                ("join", self.join),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    xpath: str
+    type: FieldType = "string"
+    required: bool = False
+    description: str | None = None
+    pattern: str | None = None
+    anchor: Anchor | None = None
+    normalize: Normalize = field(default_factory=Normalize)
+    fallbacks: tuple[str, ...] = ()
+    robustness: float | None = None
+    examples: tuple[Any, ...] = ()
+
+    @classmethod
+    def from_dict(cls, name: str, d: Mapping[str, Any]) -> FieldSpec:
+        a = d.get("anchor")
+        return cls(
+            name=name,
+            xpath=d["xpath"],
+            type=d.get("type", "string"),
+            required=d.get("required", False),
+            description=d.get("description"),
+            pattern=d.get("pattern"),
+            anchor=Anchor(a["kind"], a.get("value"), a.get("attribute"), a.get("axis")) if a else None,
+            normalize=Normalize.from_dict(d.get("normalize", {})),
+            fallbacks=tuple(d.get("fallbacks", ())),
+            robustness=d.get("robustness"),
+            examples=tuple(d.get("examples", ())),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("xpath", self.xpath),
+                ("type", self.type),
+                ("required", self.required),
+                ("description", self.description),
+                ("pattern", self.pattern),
+                ("anchor", self.anchor.to_dict() if self.anchor else None),
+                ("normalize", self.normalize.to_dict()),
+                ("fallbacks", list(self.fallbacks)),
+                ("robustness", self.robustness),
+                ("examples", list(self.examples)),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class PageType:
+    name: str
+    match: str
+    fields: Mapping[str, FieldSpec]
+    record_root: str | None = None
+    emit: bool = True
+    follow: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, name: str, d: Mapping[str, Any]) -> PageType:
+        return cls(
+            name=name,
+            match=d["match"],
+            fields={k: FieldSpec.from_dict(k, v) for k, v in d["fields"].items()},
+            record_root=d.get("record_root"),
+            emit=d.get("emit", True),
+            follow=tuple(d.get("follow", ())),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("match", self.match),
+                ("record_root", self.record_root),
+                ("emit", None if self.emit else False),
+                ("follow", list(self.follow)),
+                ("fields", {k: f.to_dict() for k, f in self.fields.items()}),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Fixture:
+    page: str
+    url: str
+    records: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune([("page", self.page), ("url", self.url), ("records", self.records)])
+
+
+@dataclass(frozen=True)
+class SelectorFile:
+    """One site's selector file (format v1). ``path`` is where it was loaded from, if anywhere."""
+
+    site: Site
+    version: int
+    fetch: FetchSpec
+    page_types: Mapping[str, PageType]
+    key: tuple[str, ...]
+    parent_version: int | None = None
+    created_at: str | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+    baseline: Mapping[str, Any] = field(default_factory=dict)
+    fixtures: tuple[Fixture, ...] = ()
+    schema_ref: str = SCHEMA_URL
+    path: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None) -> SelectorFile:
+        return cls(
+            site=Site.from_dict(d["site"]),
+            version=d["version"],
+            fetch=FetchSpec.from_dict(d["fetch"]),
+            page_types={k: PageType.from_dict(k, v) for k, v in d["page_types"].items()},
+            key=tuple(d["key"]),
+            parent_version=d.get("parent_version"),
+            created_at=d.get("created_at"),
+            provenance=Provenance.from_dict(d.get("provenance", {})),
+            baseline=dict(d.get("baseline", {})),
+            fixtures=tuple(
+                Fixture(f["page"], f["url"], f.get("records")) for f in d.get("fixtures", [])
+            ),
+            schema_ref=d.get("$schema", SCHEMA_URL),
+            path=path,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "$schema": self.schema_ref,
+            "schema_version": 1,
+            "site": self.site.to_dict(),
+            "version": self.version,
+            "parent_version": self.parent_version,
+        }
+        out.update(
+            _prune(
+                [
+                    ("created_at", self.created_at),
+                    ("provenance", self.provenance.to_dict()),
+                    ("fetch", self.fetch.to_dict()),
+                    ("page_types", {k: p.to_dict() for k, p in self.page_types.items()}),
+                    ("key", list(self.key)),
+                    ("baseline", dict(self.baseline)),
+                    ("fixtures", [f.to_dict() for f in self.fixtures]),
+                ]
+            )
+        )
+        return out
+
+    # -- convenience -------------------------------------------------------------------------
+
+    def page_type_for(self, url: str) -> PageType | None:
+        """The first page type whose ``match`` regex is found in ``url``."""
+        import re
+
+        for pt in self.page_types.values():
+            if re.search(pt.match, url):
+                return pt
+        return None
+
+    def with_field(self, page_type: str, spec: FieldSpec) -> SelectorFile:
+        """A copy with one field replaced or added (the version is bumped on save, not here)."""
+        pt = self.page_types[page_type]
+        fields = dict(pt.fields)
+        fields[spec.name] = spec
+        page_types = dict(self.page_types)
+        page_types[page_type] = replace(pt, fields=fields)
+        return replace(self, page_types=page_types)
