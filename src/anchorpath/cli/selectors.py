@@ -1,0 +1,137 @@
+"""``anchorpath validate`` and ``anchorpath extract``: selector files and pages, no network."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import click
+
+from anchorpath._errors import AnchorpathError, SelectorValidationError
+from anchorpath.selectors.evaluate import ExtractionWarning, Record, extract
+from anchorpath.selectors.load import load_selector_file
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def validate(files: tuple[str, ...]) -> None:
+    """Check selector files against the schema and compile every XPath.
+
+    Each problem is printed as FILE:/json/pointer: message. Exits 1 if any file has a problem.
+
+    \b
+    Examples:
+      anchorpath validate selectors/mfds-dmf.json
+      anchorpath validate selectors/*.json
+    """
+    failed = False
+    for name in files:
+        try:
+            sf = load_selector_file(name)
+        except SelectorValidationError as exc:
+            failed = True
+            for line in exc.problems:
+                click.echo(line, err=True)
+            continue
+        except AnchorpathError as exc:
+            failed = True
+            click.echo(str(exc), err=True)
+            continue
+        fields = sum(len(pt.fields) for pt in sf.page_types.values())
+        click.echo(f"{name}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
+                   f"{fields} fields)")
+    if failed:
+        sys.exit(1)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    return str(value)
+
+
+@click.command("extract")
+@click.option("-s", "--selectors", "selector_path", required=True,
+              type=click.Path(dir_okay=False), help="Selector file to apply.")
+@click.option("--url", help="URL the pages were fetched from (picks the page type, resolves "
+              "links). Default: the page's file URL.")
+@click.option("--charset", help="Charset the server declared, if known (overrides <meta>).")
+@click.option("--trace", is_flag=True, help="Add the XPath and node path behind every value.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv", "table"]), default="jsonl",
+              show_default=True)
+@click.argument("pages", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def extract_cmd(selector_path: str, url: str | None, charset: str | None, trace: bool, fmt: str,
+                pages: tuple[str, ...]) -> None:
+    """Apply a selector file to saved pages and print the records.
+
+    JSON Lines by default: one record per line with _url and _page_type; required fields
+    without a value are listed in _missing. Nothing is fetched.
+
+    \b
+    Examples:
+      anchorpath extract -s selectors/mfds-dmf.json --url 'http://127.0.0.1:8765/dmf/view.do?regNo=X' page.html
+      anchorpath extract -s selectors/mfds-dmf.json --format table list.html
+    """
+    try:
+        sf = load_selector_file(selector_path)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    records: list[Record] = []
+    for page in pages:
+        try:
+            body = Path(page).read_bytes()
+        except OSError as exc:
+            raise click.ClickException(f"{page}: cannot read page: {exc.strerror}") from exc
+        page_url = url or Path(page).resolve().as_uri()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ExtractionWarning)
+            try:
+                found = extract(sf, body, page_url, http_charset=charset, trace=trace)
+            except AnchorpathError as exc:
+                raise click.ClickException(f"{page}: {exc}") from exc
+        for w in caught:
+            click.echo(f"{page}: warning: {w.message}", err=True)
+        if not found:
+            click.echo(f"{page}: no page type of {selector_path} matches {page_url}", err=True)
+        records += found
+    rows = [r.to_dict() for r in records]
+    if fmt == "jsonl":
+        for row in rows:
+            click.echo(json.dumps(row, ensure_ascii=False))
+    elif fmt == "csv":
+        columns: list[str] = []
+        for row in rows:
+            columns += [k for k in row if k not in columns and k != "_trace"]
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(row.get(k)) for k in columns})
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(show_lines=False)
+        columns = []
+        for row in rows:
+            columns += [k for k in row if k not in columns and k not in ("_trace", "_url")]
+        for col in columns:
+            table.add_column(col, overflow="fold")
+        for row in rows:
+            table.add_row(*[_cell(row.get(c)) for c in columns])
+        Console().print(table)
+    if any(r.flagged for r in records):
+        flagged = sum(1 for r in records if r.flagged)
+        click.echo(f"{flagged} of {len(records)} records flagged (missing required fields or "
+                   "bad values)", err=True)
+
+
+COMMANDS = [validate, extract_cmd]
