@@ -18,8 +18,9 @@ def test_top_level_selectors_folder_is_data_only() -> None:
 def test_import_selectors_is_the_stdlib_module() -> None:
     # Run from the repo root, where a code package named selectors would shadow the stdlib.
     code = "import selectors, sys; print(selectors.__file__); print(hasattr(selectors, 'DefaultSelector'))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert "site-packages" not in out[0] and str(REPO) not in out[0]
     assert out[1] == "True"
 

@@ -75,7 +75,9 @@ def test_extract_euc_kr_page_jsonl_and_trace(tmp_path: Path) -> None:
     page = tmp_path / "view.html"
     page.write_bytes(PAGE.encode("euc-kr"))
     url = "http://127.0.0.1:9/view?regNo=1"
-    result = CliRunner().invoke(main, ["extract", "-s", str(sfp), "--url", url, "--trace", str(page)])
+    result = CliRunner().invoke(
+        main, ["extract", "-s", str(sfp), "--url", url, "--trace", str(page)]
+    )
     assert result.exit_code == 0, result.output
     rec = json.loads(result.output.strip().splitlines()[0])
     assert rec["_url"] == url and rec["_page_type"] == "detail"
@@ -91,12 +93,14 @@ def test_extract_csv_and_table(tmp_path: Path) -> None:
     page = tmp_path / "view.html"
     page.write_bytes(PAGE.encode("cp949"))
     url = "http://127.0.0.1:9/view?regNo=1"
-    out = CliRunner().invoke(main, ["extract", "-s", str(sfp), "--url", url, "--format", "csv",
-                                    str(page)])
+    out = CliRunner().invoke(
+        main, ["extract", "-s", str(sfp), "--url", url, "--format", "csv", str(page)]
+    )
     assert out.exit_code == 0, out.output
     assert out.output.splitlines()[0] == "_url,_page_type,reg_no,ingredient,registered"
-    table = CliRunner().invoke(main, ["extract", "-s", str(sfp), "--url", url, "--format",
-                                      "table", str(page)])
+    table = CliRunner().invoke(
+        main, ["extract", "-s", str(sfp), "--url", url, "--format", "table", str(page)]
+    )
     assert table.exit_code == 0 and "수100-1-ND" in table.output
 
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 import anchorpath
-
 from anchorpath._errors import SelectorFileError, SelectorValidationError
 from anchorpath.selectors.load import (
     dump_selector_file,
@@ -42,8 +41,11 @@ def minimal() -> dict[str, Any]:
                         "type": "string",
                         "required": True,
                     },
-                    "price": {"xpath": "//*[@itemprop='price']/@content", "type": "number",
-                              "required": False},
+                    "price": {
+                        "xpath": "//*[@itemprop='price']/@content",
+                        "type": "number",
+                        "required": False,
+                    },
                 },
             }
         },
@@ -75,7 +77,9 @@ def test_three_kinds_of_problem_are_reported_precisely() -> None:
     joined = "\n".join(problems)
     assert "shop.json:/version: 0 is less than the minimum of 1" in joined
     assert "shop.json:/page_types/detail/fields/price/type: unknown field type 'money'" in joined
-    assert "shop.json:/page_types/detail/fields/sku/xpath: XPath syntax error in field 'sku'" in joined
+    assert (
+        "shop.json:/page_types/detail/fields/sku/xpath: XPath syntax error in field 'sku'" in joined
+    )
 
 
 def test_unknown_property_is_rejected() -> None:
@@ -143,7 +147,8 @@ def test_editing_one_field_changes_only_its_lines(tmp_path: Path) -> None:
     import difflib
 
     changed = [
-        line for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
+        line
+        for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
         if line[:1] in "+-" and not line.startswith(("+++", "---"))
     ]
     # version, parent_version, created_at and the one XPath; nothing else.
@@ -151,8 +156,11 @@ def test_editing_one_field_changes_only_its_lines(tmp_path: Path) -> None:
     assert any("data-f='2'" in line for line in changed)
     assert saved.version == 2 and saved.parent_version == 1
     assert list_versions(p) == [1, 2]
-    assert load_selector_file(p, version=1).page_types["detail"].fields["f2"].xpath.startswith(
-        "/descendant::dt"
+    assert (
+        load_selector_file(p, version=1)
+        .page_types["detail"]
+        .fields["f2"]
+        .xpath.startswith("/descendant::dt")
     )
 
 

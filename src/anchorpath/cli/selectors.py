@@ -43,8 +43,10 @@ def validate(files: tuple[str, ...]) -> None:
             click.echo(str(exc), err=True)
             continue
         fields = sum(len(pt.fields) for pt in sf.page_types.values())
-        click.echo(f"{name}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
-                   f"{fields} fields)")
+        click.echo(
+            f"{name}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
+            f"{fields} fields)"
+        )
     if failed:
         sys.exit(1)
 
@@ -58,17 +60,37 @@ def _cell(value: Any) -> str:
 
 
 @click.command("extract")
-@click.option("-s", "--selectors", "selector_path", required=True,
-              type=click.Path(dir_okay=False), help="Selector file to apply.")
-@click.option("--url", help="URL the pages were fetched from (picks the page type, resolves "
-              "links). Default: the page's file URL.")
+@click.option(
+    "-s",
+    "--selectors",
+    "selector_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Selector file to apply.",
+)
+@click.option(
+    "--url",
+    help="URL the pages were fetched from (picks the page type, resolves "
+    "links). Default: the page's file URL.",
+)
 @click.option("--charset", help="Charset the server declared, if known (overrides <meta>).")
 @click.option("--trace", is_flag=True, help="Add the XPath and node path behind every value.")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv", "table"]), default="jsonl",
-              show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv", "table"]),
+    default="jsonl",
+    show_default=True,
+)
 @click.argument("pages", nargs=-1, required=True, type=click.Path(dir_okay=False))
-def extract_cmd(selector_path: str, url: str | None, charset: str | None, trace: bool, fmt: str,
-                pages: tuple[str, ...]) -> None:
+def extract_cmd(
+    selector_path: str,
+    url: str | None,
+    charset: str | None,
+    trace: bool,
+    fmt: str,
+    pages: tuple[str, ...],
+) -> None:
     """Apply a selector file to saved pages and print the records.
 
     JSON Lines by default: one record per line with _url and _page_type; required fields
@@ -76,7 +98,7 @@ def extract_cmd(selector_path: str, url: str | None, charset: str | None, trace:
 
     \b
     Examples:
-      anchorpath extract -s selectors/mfds-dmf.json --url 'http://127.0.0.1:8765/dmf/view.do?regNo=X' page.html
+      anchorpath extract -s selectors/mfds-dmf.json --url URL_OF_PAGE page.html
       anchorpath extract -s selectors/mfds-dmf.json --format table list.html
     """
     try:
@@ -130,8 +152,10 @@ def extract_cmd(selector_path: str, url: str | None, charset: str | None, trace:
         Console().print(table)
     if any(r.flagged for r in records):
         flagged = sum(1 for r in records if r.flagged)
-        click.echo(f"{flagged} of {len(records)} records flagged (missing required fields or "
-                   "bad values)", err=True)
+        click.echo(
+            f"{flagged} of {len(records)} records flagged (missing required fields or bad values)",
+            err=True,
+        )
 
 
 COMMANDS = [validate, extract_cmd]

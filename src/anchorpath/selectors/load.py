@@ -46,8 +46,10 @@ PathLike = str | os.PathLike[str]
 @cache
 def load_schema() -> dict[str, Any]:
     """The shipped JSON Schema (draft 2020-12) of selector files."""
-    text = resources.files("anchorpath.selectors").joinpath("schema/selector.v1.json").read_text(
-        encoding="utf-8"
+    text = (
+        resources.files("anchorpath.selectors")
+        .joinpath("schema/selector.v1.json")
+        .read_text(encoding="utf-8")
     )
     schema: dict[str, Any] = json.loads(text)
     return schema
@@ -66,9 +68,7 @@ def _pointer(path: Iterator[Any] | Any) -> str:
 def _schema_message(err: ValidationError) -> str:
     if err.validator == "enum" and err.path and err.path[-1] == "type":
         return f"unknown field type {err.instance!r} (expected one of: {', '.join(FIELD_TYPES)})"
-    if err.validator == "additionalProperties":
-        return f"{err.message}"
-    return err.message
+    return str(err.message)
 
 
 def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
@@ -104,7 +104,9 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
                 continue
             check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
             for i, xp in enumerate(spec.get("fallbacks", []) or []):
-                check(xp, f"{base}/fields/{fname}/fallbacks/{i}", f"fallback {i} of field {fname!r}")
+                check(
+                    xp, f"{base}/fields/{fname}/fallbacks/{i}", f"fallback {i} of field {fname!r}"
+                )
     return problems
 
 
@@ -113,10 +115,14 @@ def _semantic_problems(data: dict[str, Any], where: str) -> list[str]:
     page_types = data.get("page_types")
     key = data.get("key")
     if isinstance(page_types, dict) and isinstance(key, list):
-        emitted = [pt for pt in page_types.values() if isinstance(pt, dict) and pt.get("emit", True)]
+        emitted = [
+            pt for pt in page_types.values() if isinstance(pt, dict) and pt.get("emit", True)
+        ]
         for i, k in enumerate(key):
             if not any(k in (pt.get("fields") or {}) for pt in emitted):
-                problems.append(f"{where}:/key/{i}: key field {k!r} is not a field of any emitted page type")
+                problems.append(
+                    f"{where}:/key/{i}: key field {k!r} is not a field of any emitted page type"
+                )
     return problems
 
 
@@ -126,7 +132,9 @@ def validate_data(data: Any, where: str = "<selector file>") -> list[str]:
         return [f"{where}: top level must be a JSON object"]
     problems = [
         f"{where}:{_pointer(err.absolute_path)}: {_schema_message(err)}"
-        for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+        for err in sorted(
+            _validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))
+        )
     ]
     problems += _xpath_problems(data, where)
     if not problems:
@@ -135,7 +143,9 @@ def validate_data(data: Any, where: str = "<selector file>") -> list[str]:
 
 
 def parse_selector_data(data: Any, where: str = "<selector file>") -> SelectorFile:
-    """Validate ``data`` and build the model; raises SelectorValidationError listing every problem."""
+    """Validate ``data`` and build the model.
+
+    Raises SelectorValidationError listing every problem."""
     problems = validate_data(data, where)
     if problems:
         raise SelectorValidationError(where, problems)
@@ -228,9 +238,13 @@ def save_selector_file(
         raise SelectorValidationError(str(p), problems)
     if bump and p.is_file():
         old = load_selector_file(p)
-        same = replace(sf, version=old.version, parent_version=old.parent_version,
-                       created_at=old.created_at, provenance=replace(
-                           sf.provenance, tool_version=old.provenance.tool_version))
+        same = replace(
+            sf,
+            version=old.version,
+            parent_version=old.parent_version,
+            created_at=old.created_at,
+            provenance=replace(sf.provenance, tool_version=old.provenance.tool_version),
+        )
         if dump_selector_file(same) == dump_selector_file(old):
             _write_atomic(p, dump_selector_file(old))
             return old

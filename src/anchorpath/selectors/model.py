@@ -87,7 +87,9 @@ class Provenance:
             model=d.get("model"),
             prompt_hash=d.get("prompt_hash"),
             tool_version=d.get("tool_version"),
-            seeds=tuple(Seed(s["url"], s.get("sha256"), s.get("snapshot")) for s in d.get("seeds", [])),
+            seeds=tuple(
+                Seed(s["url"], s.get("sha256"), s.get("snapshot")) for s in d.get("seeds", [])
+            ),
             notes=d.get("notes"),
         )
 
@@ -234,7 +236,9 @@ class FieldSpec:
             required=d.get("required", False),
             description=d.get("description"),
             pattern=d.get("pattern"),
-            anchor=Anchor(a["kind"], a.get("value"), a.get("attribute"), a.get("axis")) if a else None,
+            anchor=Anchor(a["kind"], a.get("value"), a.get("attribute"), a.get("axis"))
+            if a
+            else None,
             normalize=Normalize.from_dict(d.get("normalize", {})),
             fallbacks=tuple(d.get("fallbacks", ())),
             robustness=d.get("robustness"),

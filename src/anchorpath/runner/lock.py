@@ -1,0 +1,114 @@
+"""One run per site at a time: an advisory lock file per site in the state directory.
+
+The lock is an ``fcntl.flock`` on ``<state>/locks/<site>.lock``. The kernel releases a flock
+when its holder dies, even on ``kill -9``, so a stale lock cannot outlive its process: the next
+run simply acquires it ("takes it over") and reports whose it was, from the pid and start time
+the holder wrote into the file. A live holder makes :class:`SiteLock` raise ``RunError``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from anchorpath._errors import RunError
+
+__all__ = ["SiteLock"]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+class SiteLock:
+    """Context manager holding the per-site lock.
+
+    ``took_over`` is the previous holder's info (pid, host, started) when a stale lock left
+    by a dead process was found, else None.
+    """
+
+    def __init__(self, state_dir: str | os.PathLike[str], site: str) -> None:
+        self.path = Path(state_dir) / "locks" / f"{site}.lock"
+        self.site = site
+        self.took_over: dict[str, Any] | None = None
+        self._fd: int | None = None
+
+    def acquire(self) -> SiteLock:
+        """Take the lock or raise ``RunError`` naming the live holder."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise RunError(f"{self.path}: cannot open the lock file: {exc}") from exc
+        previous = self._read(fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(fd)
+            who = f"pid {previous.get('pid')}" if previous else "another process"
+            since = f" since {previous.get('started')}" if previous.get("started") else ""
+            raise RunError(
+                f"site {self.site!r} is already being run by {who}{since} (lock {self.path})"
+            ) from exc
+        # We hold the lock. Content left behind means its writer died without cleaning up.
+        if previous and previous.get("pid") != os.getpid():
+            pid = previous.get("pid")
+            if not (isinstance(pid, int) and _pid_alive(pid)) or previous.get(
+                "host"
+            ) != socket.gethostname():
+                self.took_over = previous
+            else:
+                self.took_over = previous  # pid reused by an unrelated process
+        info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        os.fsync(fd)
+        self._fd = fd
+        return self
+
+    @staticmethod
+    def _read(fd: int) -> dict[str, Any]:
+        try:
+            raw = os.pread(fd, 4096, 0)
+            data = json.loads(raw.decode()) if raw.strip() else {}
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def release(self) -> None:
+        """Clear the holder info and drop the lock (idempotent)."""
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> SiteLock:
+        return self.acquire()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
