@@ -45,9 +45,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     errors: dict[str, str] = {}
     for page in job["test"]:
         try:
-            got = scraper.get_result_exact(
-                url=page["url"], html=page["html"], group_by_alias=True
-            )
+            got = scraper.get_result_exact(url=page["url"], html=page["html"], group_by_alias=True)
         except Exception as exc:
             errors[page["key"]] = repr(exc)
             got = {}

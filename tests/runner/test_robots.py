@@ -73,7 +73,9 @@ def test_crlf_counts_one_line_and_rule_text() -> None:
 
 
 def test_merged_groups_and_warning() -> None:
-    body = b"User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /\n\nUser-agent: A\nAllow: /x/y\n"
+    body = (
+        b"User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /\n\nUser-agent: A\nAllow: /x/y\n"
+    )
     robots = parse_robots(body)
     assert not robots.allowed("a", "http://h/x/z")
     assert robots.decide("a", "http://h/x/y").line == 8

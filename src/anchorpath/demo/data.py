@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import random
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -48,12 +50,14 @@ __all__ = [
     "day_date",
     "expected_events",
     "expected_records",
+    "fingerprint",
+    "reference_simhash_distances",
     "records_for_day",
     "template_for_day",
 ]
 
 DAY1_COUNT = 64
-REG_NO_PATTERN = r"^[수제]\d{3,4}-\d{1,2}-ND$"
+REG_NO_PATTERN = r"^[수제]\d{3,4}-\d-ND$"
 TEMPLATE_CLASSIC = "classic"
 TEMPLATE_RENEWAL = "renewal"
 TEMPLATE_CHANGE_DAY = 3
@@ -227,7 +231,11 @@ _MANUFACTURERS: tuple[tuple[str, str, str], ...] = (
         "인도",
     ),
     ("Chimica Lombarda S.p.A.", "Via Roma 45, 20026 Novate Milanese (MI), Italy", "이탈리아"),
-    ("Farmaquímica del Vallès S.A.", "Carrer de la Indústria 12, 08403 Granollers, Spain", "스페인"),
+    (
+        "Farmaquímica del Vallès S.A.",
+        "Carrer de la Indústria 12, 08403 Granollers, Spain",
+        "스페인",
+    ),
     ("Hokuriku Fine Chemical Co., Ltd.", "3-12 Kurehamachi, Toyama-shi, Toyama, Japan", "일본"),
     ("Rheinwerk Pharma GmbH", "Industriestraße 7, 51373 Leverkusen, Germany", "독일"),
     ("Synthélia Pharma SAS", "14 rue des Chimistes, 69190 Saint-Fons, France", "프랑스"),
@@ -383,6 +391,8 @@ def expected_events(day_from: int, day_to: int) -> Events:
 def _check_day(day: int) -> None:
     if not isinstance(day, int) or isinstance(day, bool) or day < 1:
         raise ValueError(f"demo day must be an integer >= 1, got {day!r}")
+    if day > _MAX_DAY:
+        raise ValueError(f"demo day must be <= {_MAX_DAY}, got {day}")
 
 
 def _canon(text: str) -> str:
@@ -398,7 +408,7 @@ def _rng(*parts: object) -> random.Random:
 
 def _remarks(rng: random.Random, ingredient_ko: str, manufacturer: str) -> str:
     first = _REMARK_SENTENCES[0]
-    rest = rng.sample(_REMARK_SENTENCES[1:], 8)
+    rest = rng.sample(_REMARK_SENTENCES[1:], 10)
     text = " ".join([first, *rest])
     return text.format(ingredient_ko=ingredient_ko, manufacturer=manufacturer)
 
@@ -426,15 +436,17 @@ def _new_record(
 
 def _day1() -> list[Record]:
     rng = _rng("day", 1)
-    serials = rng.sample(range(120, 2400), DAY1_COUNT)
     start = dt.date(2015, 1, 5)
+    limit = _DAY1 - dt.timedelta(days=3)
     span = (_DAY1 - dt.timedelta(days=7) - start).days
+    dates = sorted(start + dt.timedelta(days=d) for d in rng.sample(range(span), DAY1_COUNT))
+    # Serial numbers grow with the registration date, as on the real board.
+    serials = sorted(rng.sample(range(120, 2400), DAY1_COUNT))
     records: list[Record] = []
-    for serial in serials:
-        registered = start + dt.timedelta(days=rng.randrange(span))
+    for serial, registered in zip(serials, dates, strict=True):
         if rng.random() < 0.45:
-            updated = registered + dt.timedelta(days=rng.randrange(30, 900))
-            updated = min(updated, _DAY1 - dt.timedelta(days=3))
+            room = (limit - registered).days
+            updated = registered + dt.timedelta(days=rng.randrange(1, max(2, min(room, 900))))
             status = _STATUS_CHANGED if rng.random() < 0.7 else _STATUS_NORMAL
         else:
             updated = registered
@@ -443,73 +455,133 @@ def _day1() -> list[Record]:
     return records
 
 
-def _trivial_edit(text: str, rng: random.Random) -> str:
-    """A whitespace + punctuation edit that leaves the words untouched.
+def _features(text: str) -> dict[str, list[str]]:
+    # Feature sets of the usual SimHash implementations: words, white-space tokens, word
+    # bigrams, character 3- and 4-grams (on whitespace-normalised text, as extracted).
+    t = " ".join(text.split())
+    ws = t.split()
+    return {
+        "words": re.findall(r"\w+", t.lower()),
+        "ws": ws,
+        "w2": [f"{a} {b}" for a, b in itertools.pairwise(ws)],
+        "c3": [t[i : i + 3] for i in range(len(t) - 2)],
+        "c4": [t[i : i + 4] for i in range(len(t) - 3)],
+    }
 
-    One sentence end ``다. `` becomes ``다 .  `` (a space before the full stop and a doubled
-    space after it). Word tokens (``\\w+``) are unchanged, so a 64-bit SimHash over words sees
-    Hamming distance 0; over whitespace tokens or character n-grams only a handful of features
-    out of hundreds change (distance ≤ 3 for the texts used; see tests/demo/test_data.py).
+
+def _bits(feature: str, algo: str) -> tuple[int, ...]:
+    digest = hashlib.new(algo, feature.encode("utf-8")).digest()[:8]
+    x = int.from_bytes(digest, "big")
+    return tuple(1 if x >> i & 1 else -1 for i in range(64))
+
+
+def _weights(features: Counter[str], algo: str) -> list[int]:
+    v = [0] * 64
+    for feature, n in features.items():
+        for i, b in enumerate(_bits(feature, algo)):
+            v[i] += n * b
+    return v
+
+
+def reference_simhash_distances(before: str, after: str) -> list[int]:
+    """64-bit SimHash Hamming distances between two texts under 15 common schemes.
+
+    Schemes: features = words / white-space tokens / word bigrams / character 3-grams /
+    4-grams (of the whitespace-normalised text) × feature hash = md5 / blake2b / sha256
+    (first 8 bytes). Used to pick trivial edits any reasonable SimHash calls near-duplicates.
     """
-    ends = [m.start() for m in re.finditer(r"다\. ", text)]
-    if not ends:
-        return text + " "
-    at = rng.choice(ends)
-    return text[:at] + "다 .  " + text[at + len("다. ") :]
+    fa, fb = _features(before), _features(after)
+    out: list[int] = []
+    for scheme in fa:
+        ca, cb = Counter(fa[scheme]), Counter(fb[scheme])
+        for algo in ("md5", "blake2b", "sha256"):
+            va = _weights(ca, algo)
+            vb = list(va)
+            # Only the features that differ move the weights: cheap for a small edit.
+            for feature, n in (cb - ca).items():
+                vb = [w + n * b for w, b in zip(vb, _bits(feature, algo), strict=True)]
+            for feature, n in (ca - cb).items():
+                vb = [w - n * b for w, b in zip(vb, _bits(feature, algo), strict=True)]
+            out.append(sum((x > 0) != (y > 0) for x, y in zip(va, vb, strict=True)))
+    return out
 
 
-def _free_serial(records: Iterable[Record], rng: random.Random) -> int:
-    used = {int(re.sub(r"\D", "", r.reg_no.split("-")[0])) for r in records}
-    while True:
-        serial = rng.randrange(2400, 2999)
-        if serial not in used:
-            return serial
+def _trivial_edit(text: str) -> str:
+    """A punctuation + whitespace edit that leaves every word untouched.
+
+    Candidates: at one sentence end ``다. `` becomes ``다.. `` or ``다 .  ``, or a stray full
+    stop is appended to the text. Word tokens (``\\w+``) never change, so a word-based SimHash
+    sees distance 0; the candidate with the smallest worst-case distance over
+    :func:`reference_simhash_distances` is used, so any reasonable SimHash sees a
+    near-duplicate (distance ≤ 3; checked in tests/demo/test_data.py).
+    """
+    candidates = [text + "."]
+    for m in re.finditer(r"다\. ", text):
+        at = m.start()
+        candidates.append(text[:at] + "다.. " + text[at + 3 :])
+        candidates.append(text[:at] + "다 .  " + text[at + 3 :])
+    scored = []
+    for i, cand in enumerate(candidates):
+        dists = reference_simhash_distances(text, cand)
+        scored.append((max(dists), sum(dists), i))
+    return candidates[min(scored)[2]]
+
+
+def _next_serial(records: Iterable[Record], rng: random.Random) -> int:
+    # New registrations get the next serial numbers (with small gaps, as on the real board).
+    top = max(int(r.reg_no.split("-")[0][1:]) for r in records)
+    return top + rng.randint(1, 4)
 
 
 def _evolve(prev: Sequence[Record], day: int, n_new: int, n_withdrawn: int) -> list[Record]:
-    """Apply one day's edits: new, one real change, one trivial change, withdrawals."""
+    """Apply one day's edits: one real change, one trivial change, withdrawals, new records."""
     rng = _rng("day", day)
     today = day_date(day)
     records = list(prev)
-    # Pick victims among records that are not brand new, in a stable order.
+    # Victims are drawn in registration-number order, so the choice depends only on the seed.
     pool = sorted(range(len(records)), key=lambda i: records[i].reg_no)
     picks = rng.sample(pool, 2 + n_withdrawn)
     real_i, trivial_i, withdrawn_is = picks[0], picks[1], picks[2:]
     real = records[real_i]
     if day == 2:
+        # Day 2's real change: the DMF was transferred to another applicant (양도양수).
         applicant = next(a for a in rng.sample(_APPLICANTS, 3) if a != real.applicant)
         records[real_i] = replace(real, applicant=applicant, updated_on=today)
     elif real.status != _STATUS_CHANGED:
         records[real_i] = replace(real, status=_STATUS_CHANGED, updated_on=today)
     else:
-        records[real_i] = replace(
-            real, manufacturer_address=real.manufacturer_address + " (이전)", updated_on=today
-        )
-    records[trivial_i] = replace(
-        records[trivial_i], remarks=_trivial_edit(records[trivial_i].remarks, rng)
-    )
+        # The site moved: a new street number in the same address.
+        moved = re.sub(r"\d+", str(rng.randint(101, 999)), real.manufacturer_address, count=1)
+        records[real_i] = replace(real, manufacturer_address=moved, updated_on=today)
+    trivial = records[trivial_i]
+    records[trivial_i] = replace(trivial, remarks=_trivial_edit(trivial.remarks))
     gone = {records[i].reg_no for i in withdrawn_is}
     records = [r for r in records if r.reg_no not in gone]
     for _ in range(n_new):
-        serial = _free_serial(records, rng)
+        serial = _next_serial(records, rng)
         records.append(_new_record(rng, serial, today, today, _STATUS_NORMAL))
     return records
 
 
 def _sort(records: Iterable[Record]) -> tuple[Record, ...]:
-    # Board order: newest registration first, then by registration number (descending).
-    return tuple(sorted(records, key=lambda r: (r.registered_on, r.reg_no), reverse=True))
+    # Board order: newest registration first, then by serial number (descending).
+    return tuple(
+        sorted(
+            records,
+            key=lambda r: (r.registered_on, int(r.reg_no.split("-")[0][1:]), r.reg_no),
+            reverse=True,
+        )
+    )
 
 
-_MAX_DAY = 3660
+# One simulated year and a bit: generation walks day by day from day 1.
+_MAX_DAY = 400
 _CACHE: dict[int, tuple[Record, ...]] = {}
 
 
 def _records(day: int) -> tuple[Record, ...]:
     # Iterative (not recursive) so a far day does not hit the recursion limit; concurrent
     # server threads may compute a day twice, which is harmless because generation is pure.
-    if day > _MAX_DAY:
-        raise ValueError(f"demo day must be <= {_MAX_DAY}, got {day}")
     if day in _CACHE:
         return _CACHE[day]
     known = max((d for d in _CACHE if d < day), default=0)

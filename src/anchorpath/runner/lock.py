@@ -22,16 +22,6 @@ from anchorpath._errors import RunError
 __all__ = ["SiteLock"]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
-
-
 class SiteLock:
     """Context manager holding the per-site lock.
 
@@ -62,15 +52,10 @@ class SiteLock:
             raise RunError(
                 f"site {self.site!r} is already being run by {who}{since} (lock {self.path})"
             ) from exc
-        # We hold the lock. Content left behind means its writer died without cleaning up.
+        # We hold the lock, so whoever wrote the leftover content is gone (the kernel drops a
+        # flock with its process): a stale lock, taken over.
         if previous and previous.get("pid") != os.getpid():
-            pid = previous.get("pid")
-            if not (isinstance(pid, int) and _pid_alive(pid)) or previous.get(
-                "host"
-            ) != socket.gethostname():
-                self.took_over = previous
-            else:
-                self.took_over = previous  # pid reused by an unrelated process
+            self.took_over = previous
         info = {
             "pid": os.getpid(),
             "host": socket.gethostname(),

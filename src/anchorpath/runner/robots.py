@@ -18,7 +18,8 @@ RFC is silent, so the conformance cases in ``../shared/data/robots`` pass:
   is compared as given (callers pass URLs in their escaped form, as httpx produces them).
 
 Fetching ``/robots.txt`` itself is always allowed; that exception lives in the fetcher, not
-here (the conformance cases answer it like any other path). ``Crawl-delay`` (not in the RFC) is read per group.
+here (the conformance cases answer it like any other path). ``Crawl-delay`` (not in the RFC)
+is read per group.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ across processes, unlike ``hash()``).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 
 __all__ = [
@@ -34,7 +35,7 @@ _MASK = (1 << 64) - 1
 
 def _features(text: str) -> list[str]:
     words = [w.lower() for w in _WORD.findall(text)]
-    return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
 
 
 def _h64(feature: str) -> int:

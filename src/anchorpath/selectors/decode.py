@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from functools import lru_cache
 
 from anchorpath._errors import DecodeError
 
@@ -54,6 +55,11 @@ def normalize_charset(label: str | None) -> str | None:
     """A Python codec name for an HTTP/HTML charset label, or None if unknown."""
     if not label:
         return None
+    return _codec_for(label)
+
+
+@lru_cache(maxsize=256)  # a handful of labels recur on every page of a run
+def _codec_for(label: str) -> str | None:
     name = label.strip().strip("\"'").lower()
     name = _ALIASES.get(name, name)
     try:

@@ -7,19 +7,21 @@ produced it (``trace=True``).
 
 from __future__ import annotations
 
+import codecs
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
-from weakref import WeakKeyDictionary
 
 import lxml.html
 from lxml import etree
 
 from anchorpath._errors import ExtractionError
-from anchorpath.selectors.decode import decode_html
+from anchorpath.selectors.decode import decode_html, sniff_encoding
 from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
 from anchorpath.selectors.normalize import apply_strips, clean_text, convert
 
@@ -83,10 +85,68 @@ class Record:
         return out
 
 
+# The label-text anchor form ``/descendant::TAG[normalize-space()='LABEL'][1]`` plus an optional
+# relative rest (``/following-sibling::td[1]``...). libxml2 collects every TAG of the document
+# before it applies ``[1]``, so twenty such fields cost twenty walks of the whole tree. All labels
+# of a page type are instead found in one walk (``_label_index``) and only the short rest is
+# evaluated from the anchor node: the same node-set for a third of the time on a product page.
+_ANCHORED = re.compile(
+    r"""/descendant::([A-Za-z_][\w.\-]*)\[normalize-space\((?:\.)?\)\s*=\s*"""
+    r"""(?:'([^']+)'|"([^"]+)")\]\[1\](/.*)?""",
+    re.S,
+)
+# Outside predicates a rest may hold only steps: no union, comparison or arithmetic, which would
+# change meaning once the rest is split from its head.
+_STEP_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:*@/()")
+_LABEL_SEP = "\ue000"  # a private-use character: never part of a real label
+_NORM = etree.XPath("normalize-space()", smart_strings=False)
+
+
+def _simple_rest(rest: str) -> bool:
+    """True when ``rest`` is a plain location path (steps and predicates, nothing else)."""
+    depth, quote, prev = 0, "", ""
+    for ch in rest:
+        if not depth and not quote:
+            if ch == "*" and prev not in "/:@":
+                return False  # a multiplication, not a name test
+            if ch == "-" and not (prev.isalnum() or prev in "_.-"):
+                return False  # a subtraction, not part of a name
+        prev = ch
+        if quote:
+            quote = "" if ch == quote else quote
+        elif depth and ch in "'\"":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif not depth and ch not in _STEP_CHARS:
+            return False
+    return depth == 0 and not quote
+
+
+@dataclass
+class _Lookup:
+    """One XPath of a field (primary or fallback), compiled; anchored ones also split."""
+
+    expr: str
+    xpath: etree.XPath
+    tag: str | None = None  # set for the label-text anchor form
+    label: str | None = None
+    rest: etree.XPath | None = None  # None: the anchor node itself is the result
+
+
 @dataclass
 class _CompiledField:
     spec: FieldSpec
-    xpaths: list[tuple[str, etree.XPath]]
+    lookups: list[_Lookup]
+
+    @property
+    def xpaths(self) -> list[tuple[str, etree.XPath]]:
+        """``(expression, compiled)`` pairs in the order they are tried."""
+        return [(lk.expr, lk.xpath) for lk in self.lookups]
 
 
 @dataclass
@@ -97,6 +157,8 @@ class _CompiledPageType:
     fields: list[_CompiledField]
     follow: list[etree.XPath]
     anchor_labels: dict[str, str]
+    # tag -> (one XPath finding every anchored label of that tag, the labels joined for it)
+    label_queries: dict[str, tuple[etree.XPath, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,10 +177,10 @@ class CompiledSelectors:
         return None
 
 
-_cache: dict[bool, WeakKeyDictionary[SelectorFile, CompiledSelectors]] = {
-    False: WeakKeyDictionary(),
-    True: WeakKeyDictionary(),
-}
+# Keyed by object identity: the models hold dicts, so they are unhashable. Entries keep their
+# model alive, so an id cannot be reused while cached; the bound keeps memory flat.
+_CACHE_SIZE = 64
+_cache: OrderedDict[tuple[int, bool], tuple[SelectorFile, CompiledSelectors]] = OrderedDict()
 
 
 def _xp(expr: str, where: str, smart: bool) -> etree.XPath:
@@ -128,19 +190,61 @@ def _xp(expr: str, where: str, smart: bool) -> etree.XPath:
         raise ExtractionError(f"XPath syntax error in {where}: {exc}: {expr!r}") from exc
 
 
+def _lookup(expr: str, where: str, smart: bool) -> _Lookup:
+    lk = _Lookup(expr, _xp(expr, where, smart))
+    m = _ANCHORED.fullmatch(expr.strip())
+    if m is None:
+        return lk
+    label = m.group(2) if m.group(2) is not None else m.group(3)
+    rest = m.group(4)
+    if _LABEL_SEP in label or (rest is not None and not _simple_rest(rest)):
+        return lk
+    if rest is not None:
+        try:
+            lk.rest = etree.XPath("." + rest, smart_strings=smart)
+        except etree.XPathSyntaxError:
+            return lk  # not a plain relative path after all: keep the general form
+    lk.tag, lk.label = m.group(1), label
+    return lk
+
+
+def _label_queries(fields: list[_CompiledField]) -> dict[str, tuple[etree.XPath, str]]:
+    labels: dict[str, list[str]] = {}
+    for cf in fields:
+        for lk in cf.lookups:
+            if lk.tag is not None and lk.label is not None:
+                labels.setdefault(lk.tag, [])
+                if lk.label not in labels[lk.tag]:
+                    labels[lk.tag].append(lk.label)
+    # One normalize-space() per candidate node, matched against all labels at once; labels are
+    # passed as variables so quotes in them need no escaping. contains() can also match a node
+    # whose text spans two labels: _label_index drops those by exact comparison.
+    return {
+        tag: (
+            etree.XPath(
+                f"/descendant::{tag}[contains($labels, concat($sep, normalize-space(), $sep))]"
+            ),
+            _LABEL_SEP + _LABEL_SEP.join(names) + _LABEL_SEP,
+        )
+        for tag, names in labels.items()
+    }
+
+
 def compile_selectors(sf: SelectorFile, *, trace: bool = False) -> CompiledSelectors:
     """Compile once; later calls with the same model object return the cached result."""
-    try:
-        return _cache[trace][sf]
-    except (KeyError, TypeError):
-        pass
+    key = (id(sf), trace)
+    hit = _cache.get(key)
+    if hit is not None and hit[0] is sf:
+        with suppress(KeyError):  # another thread may have just evicted it
+            _cache.move_to_end(key)
+        return hit[1]
     pts = []
     for pt in sf.page_types.values():
         fields = [
             _CompiledField(
                 spec,
                 [
-                    (x, _xp(x, f"field {name!r} of page type {pt.name!r}", trace))
+                    _lookup(x, f"field {name!r} of page type {pt.name!r}", trace)
                     for x in (spec.xpath, *spec.fallbacks)
                 ],
             )
@@ -161,6 +265,7 @@ def compile_selectors(sf: SelectorFile, *, trace: bool = False) -> CompiledSelec
                 fields=fields,
                 follow=[_xp(x, f"follow link of {pt.name!r}", False) for x in pt.follow],
                 anchor_labels=labels,
+                label_queries=_label_queries(fields),
             )
         )
     pag = sf.fetch.pagination
@@ -170,19 +275,45 @@ def compile_selectors(sf: SelectorFile, *, trace: bool = False) -> CompiledSelec
         next_page=_xp(pag.next_xpath, "pagination", False) if pag else None,
         smart=trace,
     )
-    try:
-        _cache[trace][sf] = compiled
-    except TypeError:  # unhashable model (mutable mapping inside): just do not cache
-        pass
+    _cache[key] = (sf, compiled)
+    while len(_cache) > _CACHE_SIZE:
+        with suppress(KeyError):
+            _cache.popitem(last=False)
     return compiled
 
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+_XML_DECL_BYTES = re.compile(rb"\s*<\?xml", re.IGNORECASE)
 _PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=False)
+
+
+def _utf8_body(html: bytes, http_charset: str | None) -> bytes | None:
+    """The bytes themselves when libxml2 can parse them as is (valid UTF-8), else None.
+
+    Decoding to str and encoding back yields the very same bytes for valid UTF-8, so skipping
+    the round trip changes nothing but the time spent.
+    """
+    if sniff_encoding(html, http_charset) != "utf-8":
+        return None
+    body = html[3:] if html.startswith(codecs.BOM_UTF8) else html
+    if not body or body.isspace() or _XML_DECL_BYTES.match(body):
+        return None  # rare shapes: the general path handles them
+    try:
+        body.decode("utf-8")  # invalid bytes must become U+FFFD as in decode_html, not mojibake
+    except UnicodeDecodeError:
+        return None
+    return body
 
 
 def parse_html(html: str | bytes, http_charset: str | None = None) -> etree._Element:
     """Decode (see ``decode.py``) and parse a page into an lxml tree; never raises on junk."""
+    if isinstance(html, bytes | bytearray):
+        body = _utf8_body(bytes(html), http_charset)
+        if body is not None:
+            try:
+                return lxml.html.document_fromstring(body, parser=_PARSER)
+            except (etree.ParserError, ValueError):
+                pass  # let the general path below decide
     text, _codec = decode_html(html, http_charset)
     text = _XML_DECL.sub("", text, count=1)
     if not text.strip():
@@ -194,17 +325,45 @@ def parse_html(html: str | bytes, http_charset: str | None = None) -> etree._Ele
 
 
 def _base_url(doc: etree._Element, url: str) -> str:
-    base = doc.xpath("/descendant::base[@href][1]/@href")
-    if base and isinstance(base, list):
-        return urljoin(url, str(base[0]).strip())
+    """``url`` resolved against the first ``<base href>`` (same as ``//base[@href][1]``)."""
+    for el in doc.getroottree().getroot().iter("base"):
+        href = el.get("href")
+        if href is not None:
+            return urljoin(url, href.strip())
     return url
 
 
+class _LazyBase:
+    """The page's base URL, looked up only if a url value or a link needs it."""
+
+    __slots__ = ("_doc", "_url", "_value")
+
+    def __init__(self, doc: etree._Element, url: str) -> None:
+        self._doc, self._url = doc, url
+        self._value: str | None = None
+
+    def __call__(self) -> str:
+        if self._value is None:
+            self._value = _base_url(self._doc, self._url)
+        return self._value
+
+
+def _label_index(cpt: _CompiledPageType, doc: etree._Element) -> dict[tuple[str, str], Any]:
+    """``(tag, label) -> first such node in document order`` for every anchored label."""
+    found: dict[tuple[str, str], Any] = {}
+    for tag, (xp, joined) in cpt.label_queries.items():
+        for node in _as_items(xp(doc, labels=joined, sep=_LABEL_SEP)):
+            key = (tag, str(_NORM(node)))
+            if key not in found:  # document order: the first one is what [1] picks
+                found[key] = node
+    return found
+
+
 def _node_text(item: Any) -> str:
+    if isinstance(item, lxml.html.HtmlElement):
+        return str(item.text_content())
     if isinstance(item, etree._Element):
-        return str(item.text_content()) if isinstance(item, lxml.html.HtmlElement) else "".join(
-            item.itertext()
-        )
+        return "".join(str(t) for t in item.itertext())
     return str(item)
 
 
@@ -226,22 +385,42 @@ def _as_items(result: Any) -> list[Any]:
     if isinstance(result, bool):
         return [str(result).lower()]
     if isinstance(result, float):
+        if result != result:  # NaN: XPath's number() of nothing, i.e. no value
+            return []
+        if result in (float("inf"), float("-inf")):
+            return [str(result)]
         return [str(int(result)) if result == int(result) else str(result)]
     if result is None:
         return []
     return [result]
 
 
+def _run(lk: _Lookup, node: etree._Element, index: dict[tuple[str, str], Any] | None) -> Any:
+    if lk.tag is None or index is None:
+        return lk.xpath(node)
+    anchor = index.get((lk.tag, lk.label or ""))
+    if anchor is None:
+        return []
+    return [anchor] if lk.rest is None else lk.rest(anchor)
+
+
 def _eval_field(
-    cf: _CompiledField, node: etree._Element, base_url: str, trace: bool
+    cf: _CompiledField,
+    node: etree._Element,
+    base: Callable[[], str],
+    trace: bool,
+    index: dict[tuple[str, str], Any] | None = None,
 ) -> tuple[Any, list[str], FieldTrace | None]:
     spec = cf.spec
     problems: list[str] = []
     items: list[Any] = []
     used = 0
-    for used, (_expr, xp) in enumerate(cf.xpaths):  # noqa: B007 - `used` is read below
-        items = [i for i in _as_items(xp(node)) if not isinstance(i, str) or i.strip() or
-                 isinstance(i, etree._Element)]
+    for used, lk in enumerate(cf.lookups):  # noqa: B007 - `used` is read below
+        items = [
+            i
+            for i in _as_items(_run(lk, node, index))
+            if not isinstance(i, str) or i.strip() or isinstance(i, etree._Element)
+        ]
         if items:
             break
     if not items:
@@ -263,43 +442,56 @@ def _eval_field(
                 ExtractionWarning,
                 stacklevel=2,
             )
-    texts = [clean_text(_node_text(i), spec.normalize.whitespace) for i in items]
-    texts = [apply_strips(t, spec.normalize) for t in texts if t]
-    texts = [t for t in texts if t]
+    norm = spec.normalize
+    texts = []
+    for i in items:
+        t = clean_text(_node_text(i), norm.whitespace)
+        if t and (norm.strip_prefix or norm.strip_suffix):
+            t = apply_strips(t, norm)
+        if t:
+            texts.append(t)
     ft = None
     if trace:
         ft = FieldTrace(
-            cf.xpaths[used][0], tuple(_node_path(i) for i in items), used - 1 if used else None
+            cf.lookups[used].expr, tuple(_node_path(i) for i in items), used - 1 if used else None
         )
     if not texts:
         return None, problems, ft
     if spec.type == "list":
         return texts, problems, ft
-    text = (spec.normalize.join if spec.normalize.join is not None else " ").join(texts)
+    sep = norm.join if norm.join is not None else " "
+    text = texts[0] if len(texts) == 1 else sep.join(texts)
     try:
-        return convert(text, spec.type, spec.normalize, base_url), problems, ft
+        return convert(text, spec.type, norm, base() if spec.type == "url" else ""), problems, ft
     except ValueError as exc:
         problems.append(f"{spec.name}: cannot read {text!r} as {spec.type}: {exc}")
         return None, problems, ft
 
 
 def _record(
-    cpt: _CompiledPageType, node: etree._Element, url: str, base_url: str, trace: bool
+    cpt: _CompiledPageType,
+    node: etree._Element,
+    url: str,
+    base: Callable[[], str],
+    trace: bool,
+    index: dict[tuple[str, str], Any] | None = None,
 ) -> Record:
     values: dict[str, Any] = {}
     traces: dict[str, FieldTrace] = {}
     problems: list[str] = []
+    missing: list[str] = []
     for cf in cpt.fields:
-        value, probs, ft = _eval_field(cf, node, base_url, trace)
-        values[cf.spec.name] = value
-        problems += probs
+        value, probs, ft = _eval_field(cf, node, base, trace, index)
+        name = cf.spec.name
+        values[name] = value
+        if probs:
+            problems += probs
         if ft is not None:
-            traces[cf.spec.name] = ft
-    missing = tuple(
-        cf.spec.name for cf in cpt.fields if cf.spec.required and values[cf.spec.name] in (None, [])
-    )
+            traces[name] = ft
+        if cf.spec.required and (value is None or value == []):
+            missing.append(name)
     return Record(
-        cpt.spec.name, url, values, missing, tuple(problems), traces if trace else None
+        cpt.spec.name, url, values, tuple(missing), tuple(problems), traces if trace else None
     )
 
 
@@ -327,35 +519,68 @@ def _hrefs(xp: etree.XPath, doc: etree._Element, base: str) -> list[str]:
     return out
 
 
+def _anchors_present(
+    cpt: _CompiledPageType, doc: etree._Element, index: dict[tuple[str, str], Any] | None
+) -> dict[str, bool]:
+    """Whether each label-text anchor's text occurs in the page's cleaned text."""
+    found = {label for _tag, label in index} if index else set()
+    raw: str | None = None
+    page_text: str | None = None
+    out: dict[str, bool] = {}
+    for name, label in cpt.anchor_labels.items():
+        # Cleaning only rewrites white space runs, so a label already in clean form that is the
+        # text of an anchor node, or a substring of the raw text, is in the cleaned text too:
+        # the whole page's text is only read, and its cleaned copy only built, when needed.
+        clean = clean_text(label) == label
+        if clean and label in found:
+            out[name] = True
+            continue
+        if raw is None:
+            raw = _node_text(doc)
+        if clean and label in raw:
+            out[name] = True
+            continue
+        if page_text is None:
+            page_text = clean_text(raw)
+        out[name] = label in page_text
+    return out
+
+
 def evaluate_page(
-    compiled: CompiledSelectors, doc: etree._Element, url: str, *, trace: bool = False
+    compiled: CompiledSelectors,
+    doc: etree._Element,
+    url: str,
+    *,
+    trace: bool = False,
+    anchors: bool = True,
 ) -> PageResult:
-    """Evaluate a parsed page; a page no page type matches yields no records (not an error)."""
+    """Evaluate a parsed page; a page no page type matches yields no records (not an error).
+
+    ``anchors=False`` skips the drift signal ``anchors_present`` (a scan of the page's text),
+    which callers that only want records do not need.
+    """
     cpt = compiled.page_type_for(url)
-    base = _base_url(doc, url)
+    base = _LazyBase(doc, url)
     next_url = None
     if compiled.next_page is not None:
-        nxt = _hrefs(compiled.next_page, doc, base)
+        nxt = _hrefs(compiled.next_page, doc, base())
         next_url = nxt[0] if nxt else None
     if cpt is None:
         return PageResult(url, None, (), next_url=next_url)
+    index = _label_index(cpt, doc) if cpt.label_queries else None
     if cpt.record_root is not None:
         roots = [n for n in _as_items(cpt.record_root(doc)) if isinstance(n, etree._Element)]
-        records = tuple(_record(cpt, n, url, base, trace) for n in roots)
+        records = tuple(_record(cpt, n, url, base, trace, index) for n in roots)
         count: int | None = len(roots)
     else:
-        records = (_record(cpt, doc, url, base, trace),)
+        records = (_record(cpt, doc, url, base, trace, index),)
         count = None
     links: list[str] = []
     for xp in cpt.follow:
-        links += _hrefs(xp, doc, base)
-    page_text = None
-    anchors: dict[str, bool] = {}
-    if cpt.anchor_labels:
-        page_text = clean_text(_node_text(doc))
-        anchors = {name: label in page_text for name, label in cpt.anchor_labels.items()}
+        links += _hrefs(xp, doc, base())
+    present = _anchors_present(cpt, doc, index) if anchors and cpt.anchor_labels else {}
     return PageResult(
-        url, cpt.spec.name, records, tuple(dict.fromkeys(links)), next_url, count, anchors
+        url, cpt.spec.name, records, tuple(dict.fromkeys(links)), next_url, count, present
     )
 
 
@@ -371,7 +596,7 @@ def extract(
     BOM > ``<meta>`` > detection); ``url`` picks the page type and resolves relative links."""
     compiled = compile_selectors(selector_file, trace=trace)
     doc = parse_html(html, http_charset)
-    return list(evaluate_page(compiled, doc, url, trace=trace).records)
+    return list(evaluate_page(compiled, doc, url, trace=trace, anchors=False).records)
 
 
 def extract_many(

@@ -13,6 +13,7 @@ from anchorpath.selectors.model import Normalize
 __all__ = ["DEFAULT_DATE_FORMATS", "clean_text", "convert"]
 
 _WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
+_NOT_NUMBER = re.compile(r"[^\d,.\-+eE]")
 
 DEFAULT_DATE_FORMATS = (
     "%Y-%m-%d",
@@ -59,19 +60,19 @@ def apply_strips(text: str, norm: Normalize) -> str:
 
 def _number(text: str, locale: str) -> float:
     t = text.replace(" ", "").replace("\u202f", "")
-    t = re.sub(r"[^\d,.\-+eE]", "", t)
-    if locale in ("de", "fr"):
-        t = t.replace(".", "").replace(",", ".")
-    else:
-        t = t.replace(",", "")
+    t = _NOT_NUMBER.sub("", t)
+    t = t.replace(".", "").replace(",", ".") if locale in ("de", "fr") else t.replace(",", "")
     if not t:
         raise ValueError("no digits")
     return float(t)
 
 
 def _date(text: str, formats: tuple[str, ...], kind: str) -> str:
-    fmts = formats or (DEFAULT_DATETIME_FORMATS + DEFAULT_DATE_FORMATS if kind == "datetime"
-                       else DEFAULT_DATE_FORMATS)
+    fmts = formats or (
+        DEFAULT_DATETIME_FORMATS + DEFAULT_DATE_FORMATS
+        if kind == "datetime"
+        else DEFAULT_DATE_FORMATS
+    )
     for fmt in fmts:
         try:
             parsed = datetime.strptime(text, fmt)

@@ -1,0 +1,100 @@
+"""A small key/value store for state that must survive between runs (diskcache underneath).
+
+The fetcher keeps two namespaces here: ``robots`` (per-origin robots.txt, at most 24 h) and
+``validators`` (per-URL ETag / Last-Modified plus the last body, for conditional GET).
+Without a directory the store lives in memory, so tests and one-off commands need no disk.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any, Protocol
+
+from anchorpath._errors import StoreError
+
+__all__ = ["DiskStore", "KeyValueStore", "MemoryStore", "open_store"]
+
+
+class KeyValueStore(Protocol):
+    """What the fetcher needs from a cache: namespaced get/set/delete with optional expiry."""
+
+    def get(self, namespace: str, key: str) -> Any | None: ...
+
+    def set(self, namespace: str, key: str, value: Any, *, expire: float | None = None) -> None: ...
+
+    def delete(self, namespace: str, key: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class MemoryStore:
+    """In-process store with the same interface (expiry by wall clock)."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], tuple[Any, float | None]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, namespace: str, key: str) -> Any | None:
+        with self._lock:
+            item = self._data.get((namespace, key))
+            if item is None:
+                return None
+            value, expires = item
+            if expires is not None and time.time() >= expires:
+                del self._data[(namespace, key)]
+                return None
+            return value
+
+    def set(self, namespace: str, key: str, value: Any, *, expire: float | None = None) -> None:
+        with self._lock:
+            expires = None if expire is None else time.time() + expire
+            self._data[(namespace, key)] = (value, expires)
+
+    def delete(self, namespace: str, key: str) -> None:
+        with self._lock:
+            self._data.pop((namespace, key), None)
+
+    def close(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+class DiskStore:
+    """diskcache-backed store in ``directory`` (created if missing); safe across threads."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        import diskcache
+
+        self.directory = os.fspath(directory)
+        try:
+            self._cache = diskcache.Cache(self.directory)
+        except Exception as exc:  # diskcache raises OSError / sqlite3 errors
+            raise StoreError(f"{self.directory}: cannot open cache: {exc}") from exc
+
+    def get(self, namespace: str, key: str) -> Any | None:
+        try:
+            return self._cache.get(f"{namespace}\x00{key}")
+        except Exception as exc:
+            raise StoreError(f"{self.directory}: cannot read {namespace} {key!r}: {exc}") from exc
+
+    def set(self, namespace: str, key: str, value: Any, *, expire: float | None = None) -> None:
+        try:
+            self._cache.set(f"{namespace}\x00{key}", value, expire=expire)
+        except Exception as exc:
+            raise StoreError(f"{self.directory}: cannot write {namespace} {key!r}: {exc}") from exc
+
+    def delete(self, namespace: str, key: str) -> None:
+        try:
+            self._cache.delete(f"{namespace}\x00{key}")
+        except Exception as exc:
+            raise StoreError(f"{self.directory}: cannot delete {namespace} {key!r}: {exc}") from exc
+
+    def close(self) -> None:
+        self._cache.close()
+
+
+def open_store(directory: str | os.PathLike[str] | None) -> KeyValueStore:
+    """A :class:`DiskStore` in ``directory``, or a :class:`MemoryStore` when it is None."""
+    return MemoryStore() if directory is None else DiskStore(directory)

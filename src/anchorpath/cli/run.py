@@ -1,0 +1,329 @@
+"""``anchorpath run``: the daily collection of one site, with a live progress display."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from anchorpath._config import FetchConfig, Settings, load_settings
+from anchorpath._errors import AnchorpathError
+from anchorpath.runner.pipeline import FetcherFactory, RunOptions, RunResult, run_site
+
+__all__ = ["COMMANDS", "execute_run", "print_summary", "run_cmd", "run_demo"]
+
+_VERDICT_STYLE = {
+    "ok": "bold green",
+    "empty-source": "bold yellow",
+    "drift": "bold red",
+    "blocked": "bold magenta",
+    "error": "bold red",
+}
+_MAX_EVENT_ROWS = 25
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = "∅" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Display:
+    """Turns pipeline progress callbacks into a rich progress line."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task = progress.add_task("starting", total=None, status="")
+        self.wait = ""
+
+    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
+        if kind == "start":
+            what = "resuming" if data.get("resumed") else "run"
+            extra = f" ({data.get('done')} pages done)" if data.get("resumed") else ""
+            self.progress.update(
+                self.task, description=f"{what} {data.get('run_id')}{extra}", status=""
+            )
+        elif kind == "page":
+            self.progress.update(
+                self.task,
+                description=(
+                    f"pages {data['done']} · queued {data['queued']} · records {data['records']}"
+                    + (f" · errors {data['errors']}" if data.get("errors") else "")
+                ),
+                status=self.wait,
+            )
+        elif kind == "fetch":
+            ev = data.get("event")
+            waited = float(getattr(ev, "waited", 0.0) or 0.0)
+            reason = getattr(ev, "wait_reason", None)
+            if waited > 0.05 and reason:
+                self.wait = f"waited {waited:.1f}s ({reason})"
+                self.progress.update(self.task, status=self.wait)
+        elif kind == "phase":
+            self.progress.update(self.task, status=str(data.get("name", "")))
+        elif kind == "note":
+            self.progress.console.print(f"[yellow]{data.get('message')}[/]")
+
+
+def execute_run(
+    options: RunOptions,
+    console: Console,
+    *,
+    fetcher_factory: FetcherFactory | None = None,
+    show_progress: bool = True,
+) -> RunResult:
+    """Run the pipeline with a progress display on ``console`` (library part of the command)."""
+    if not show_progress:
+        return run_site(options, fetcher_factory=fetcher_factory)
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("[dim]{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        return run_site(options, fetcher_factory=fetcher_factory, progress=_Display(progress))
+
+
+def print_summary(result: RunResult, console: Console, *, elapsed: float | None = None) -> None:
+    """The summary table, the events, and what to do next."""
+    counts = result.counts()
+    title = f"{result.site} · run {result.run_id}" + (" (resumed)" if result.resumed else "")
+    table = Table(title=title, title_justify="left")
+    for col in ("verdict", "pages", "records", "invalid", "new", "changed", "withdrawn", "exit"):
+        table.add_column(col, justify="left" if col == "verdict" else "right")
+    verdict = f"[{_VERDICT_STYLE.get(result.verdict, 'bold')}]{result.verdict}[/]"
+    table.add_row(
+        verdict,
+        str(counts["pages"]) + (f" ({result.replayed} from WARC)" if result.replayed else ""),
+        str(counts["records"]),
+        str(counts["invalid"]),
+        str(counts["new"]),
+        str(counts["changed"]),
+        str(counts["withdrawn"]),
+        str(result.exit_code),
+    )
+    console.print(table)
+    if result.events:
+        ev_table = Table(show_header=True, header_style="bold", box=None)
+        ev_table.add_column("event")
+        ev_table.add_column("key")
+        ev_table.add_column("what changed")
+        style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
+        for ev in result.events[:_MAX_EVENT_ROWS]:
+            what = "; ".join(
+                f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
+            )
+            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", ev.key, what)
+        console.print(ev_table)
+        if len(result.events) > _MAX_EVENT_ROWS:
+            console.print(f"… and {len(result.events) - _MAX_EVENT_ROWS} more (see the report)")
+    if result.verdict == "ok" and not result.complete:
+        console.print(
+            "[yellow]incomplete crawl: no record was marked withdrawn[/] "
+            + (f"({result.errors[0]})" if result.errors else "")
+        )
+    if result.reason and result.verdict != "ok":
+        console.print(f"[bold]{result.verdict}[/]: {result.reason}")
+    if result.drift and result.verdict == "drift":
+        for name, evidence in sorted((result.drift.get("fields") or {}).items()):
+            console.print(f"  [red]{name}[/]: {'; '.join(evidence[:2])}")
+        for line in (result.drift.get("structural") or [])[:3]:
+            console.print(f"  [red]structure[/]: {line}")
+    if result.bundle:
+        console.print(f"alert bundle: {result.bundle}")
+        console.print(
+            f"next: [bold]anchorpath author repair {result.site} --bundle {result.bundle}[/]"
+        )
+    rate = result.change_rate or {}
+    flags = [f for f in ("burst", "silent_stop") if rate.get(f)]
+    if flags:
+        console.print(f"[yellow]change-rate flags: {', '.join(flags)}[/] ({rate.get('note')})")
+    took = f" in {elapsed:.1f}s" if elapsed is not None else ""
+    console.print(f"[dim]report: {result.run_dir / 'report.html'}{took}[/]")
+
+
+@click.command("run")
+@click.argument("site")
+@click.option(
+    "--selectors",
+    "selectors_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of selector files (default: paths.selectors_dir, 'selectors').",
+)
+@click.option(
+    "--state",
+    "state_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="State directory: database, WARCs, reports (default: paths.state_dir).",
+)
+@click.option(
+    "--url",
+    "urls",
+    multiple=True,
+    help="Run on exactly this page (repeatable); no crawl, never marks records withdrawn.",
+)
+@click.option("--full", is_flag=True, help="Fetch every page in full (no conditional requests).")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Finish the site's unfinished run (a plain re-run also detects and resumes it).",
+)
+@click.option(
+    "--base-url",
+    help="Replace the origin of the selector file's start URLs (a demo server on another "
+    "port, a staging copy).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+def run_cmd(
+    site: str,
+    selectors_dir: Path | None,
+    state_dir: Path | None,
+    urls: tuple[str, ...],
+    full: bool,
+    resume: bool,
+    base_url: str | None,
+    config_file: Path | None,
+    quiet: bool,
+) -> None:
+    """Collect SITE now: crawl, extract, validate, check for drift, record what changed.
+
+    SITE is a site id (its selector file is SELECTORS/SITE.json) or a selector file path.
+    Results are committed only when the drift gate passes; otherwise they are quarantined in
+    the run directory and nothing in the database changes.
+
+    \b
+    Exit codes:
+      0  ok (or empty-source: the site listed nothing; nothing changed)
+      1  error (no page fetched, lock held, bad selector file, ...)
+      2  usage error
+      3  drift: results quarantined, alert.json + re-authoring bundle written
+      4  blocked by the site (robots.txt, 401/403, login wall, CAPTCHA)
+
+    \b
+    Examples:
+      anchorpath run mfds-dmf
+      anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
+      anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
+      anchorpath run mfds-dmf --resume
+    """
+    console = Console(stderr=False)
+    try:
+        settings: Settings = load_settings(config_file)
+        options = RunOptions(
+            site=site,
+            selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
+            state_dir=state_dir or Path(settings.paths.state_dir),
+            urls=urls,
+            full=full,
+            resume=resume,
+            base_url=base_url,
+            settings=settings,
+        )
+        started = time.monotonic()
+        result = execute_run(options, console, show_progress=not quiet)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if resume and not result.resumed:
+        console.print("[dim]no unfinished run to resume: ran from the start[/]")
+    print_summary(result, console, elapsed=time.monotonic() - started)
+    raise SystemExit(result.exit_code)
+
+
+# -- the demo's three days (called by ``anchorpath demo``) ------------------------------------
+
+_DAY_STORY = {
+    1: "first run: every record is new",
+    2: "one day later: new, changed and withdrawn notices (and a trivial 비고 edit: no event)",
+    3: "the site's template was redesigned: the drift gate must stop the run",
+}
+
+
+def _demo_fetcher(
+    config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
+) -> Any:
+    from anchorpath.runner.fetch import PoliteFetcher
+    from anchorpath.runner.warc import WarcWriter
+
+    return PoliteFetcher(
+        config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event, demo=True
+    )
+
+
+def run_demo(
+    console: Console,
+    server: Callable[[int], AbstractContextManager[Any]],
+    selector_file: Path,
+    *,
+    state_dir: Path | None = None,
+    days: tuple[int, ...] = (1, 2, 3),
+    min_delay: float = 0.02,
+    check: Callable[[int, int, RunResult], str | None] | None = None,
+) -> int:
+    """Serve the demo site day by day and run the pipeline on it; returns the last exit code.
+
+    ``server(day)`` is a context manager yielding an object with ``base_url`` (the demo
+    server); ``check(day_from, day_to, result)`` may return a line comparing the run's events
+    with the demo's ground truth. Politeness is fast (``min_delay``) and loopback is allowed:
+    the demo server is ours.
+    """
+    settings = load_settings()
+    fast = replace(
+        settings.fetch,
+        min_delay=min_delay,
+        delay_factor=0.0,
+        allow_private_networks=True,
+    )
+    settings = replace(settings, fetch=fast)
+    own_state = state_dir is None
+    state = Path(tempfile.mkdtemp(prefix="anchorpath-demo-")) if state_dir is None else state_dir
+    console.print(f"[dim]state directory: {state}[/]")
+    code = 0
+    previous: int | None = None
+    for day in days:
+        story = _DAY_STORY.get(day, "")
+        console.rule(f"[bold]Day {day}[/] · {story}")
+        with server(day) as srv:
+            base_url = str(srv.base_url)
+            console.print(
+                f"[dim]$ anchorpath run {selector_file} --state {state} --base-url {base_url}[/]"
+            )
+            options = RunOptions(
+                site=str(selector_file),
+                selectors_dir=selector_file.parent,
+                state_dir=state,
+                base_url=base_url,
+                settings=settings,
+            )
+            started = time.monotonic()
+            result = execute_run(options, console, fetcher_factory=_demo_fetcher)
+        print_summary(result, console, elapsed=time.monotonic() - started)
+        if check is not None and previous is not None:
+            line = check(previous, day, result)
+            if line:
+                console.print(line)
+        code = result.exit_code
+        if result.verdict == "ok":
+            previous = day
+    console.rule()
+    if own_state:
+        console.print(f"[dim]everything the demo wrote is in {state}[/]")
+    return code
+
+
+COMMANDS = [run_cmd]

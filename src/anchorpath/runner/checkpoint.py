@@ -1,0 +1,148 @@
+"""Checkpoint / resume of a run.
+
+After every page the pipeline writes ``<run_dir>/checkpoint.json`` atomically (temp file,
+fsync, rename, fsync of the directory), so after ``kill -9`` at any instant the file holds
+either the previous or the new progress, never half of one. It holds the crawl state (frontier,
+done pages, skips), the records and page signals gathered so far, and the WARC segments of the
+run.
+
+Pages are archived to the run's WARC *before* they are parsed, so a kill between archiving a
+page and checkpointing it leaves the page in the WARC but not in ``done``. On resume such pages
+are replayed from the archive (:func:`archived_pages`), never fetched again. Each attempt of a
+run writes its own WARC segment (``pages-00.warc.gz``, ``pages-01.warc.gz``, ...): a segment
+cut mid-record by the kill is read up to its last complete record and never appended to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from anchorpath._errors import ArchiveError, RunError
+
+__all__ = [
+    "CHECKPOINT_NAME",
+    "ArchivedPage",
+    "Checkpoint",
+    "archived_pages",
+    "load_checkpoint",
+    "save_checkpoint",
+]
+
+CHECKPOINT_NAME = "checkpoint.json"
+
+
+@dataclass
+class Checkpoint:
+    """Everything needed to finish a run as if it had never stopped."""
+
+    run_id: str
+    site: str
+    started_at: str
+    selector_version: int
+    selector_sha256: str
+    options: dict[str, Any]
+    warc_segments: list[str] = field(default_factory=list)
+    crawl: dict[str, Any] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    attempts: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "site": self.site,
+            "started_at": self.started_at,
+            "selector_version": self.selector_version,
+            "selector_sha256": self.selector_sha256,
+            "options": self.options,
+            "warc_segments": self.warc_segments,
+            "crawl": self.crawl,
+            "records": self.records,
+            "pages": self.pages,
+            "errors": self.errors,
+            "attempts": self.attempts,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Checkpoint:
+        return cls(
+            run_id=d["run_id"],
+            site=d["site"],
+            started_at=d["started_at"],
+            selector_version=d["selector_version"],
+            selector_sha256=d.get("selector_sha256", ""),
+            options=dict(d.get("options", {})),
+            warc_segments=list(d.get("warc_segments", [])),
+            crawl=dict(d.get("crawl", {})),
+            records=list(d.get("records", [])),
+            pages=list(d.get("pages", [])),
+            errors=list(d.get("errors", [])),
+            attempts=int(d.get("attempts", 1)),
+        )
+
+
+def save_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
+    """Atomically replace ``<run_dir>/checkpoint.json``."""
+    path = run_dir / CHECKPOINT_NAME
+    tmp = run_dir / f".{CHECKPOINT_NAME}.tmp"
+    data = json.dumps(checkpoint.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(run_dir, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        raise RunError(f"{path}: cannot write the checkpoint: {exc}") from exc
+    return path
+
+
+def load_checkpoint(run_dir: Path) -> Checkpoint | None:
+    """The checkpoint of an unfinished run in ``run_dir``, or None when there is none."""
+    path = run_dir / CHECKPOINT_NAME
+    if not path.is_file():
+        return None
+    try:
+        return Checkpoint.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RunError(f"{path}: unreadable checkpoint ({exc}); delete it to start over") from exc
+
+
+@dataclass(frozen=True)
+class ArchivedPage:
+    """A complete response found in the run's WARC segments."""
+
+    url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def archived_pages(segments: list[Path]) -> dict[str, ArchivedPage]:
+    """Complete responses of the given WARC segments by URL (later segments win).
+
+    A segment cut short by a kill is read up to its last complete record: the remainder is
+    simply fetched again.
+    """
+    from anchorpath.runner.warc import WarcReader
+
+    out: dict[str, ArchivedPage] = {}
+    for seg in segments:
+        if not seg.is_file():
+            continue
+        try:
+            for url, status, headers, body in WarcReader([seg]).responses():
+                out[url] = ArchivedPage(url, status, headers, body)
+        except ArchiveError:
+            continue  # truncated tail of a killed attempt
+    return out

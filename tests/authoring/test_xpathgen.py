@@ -1,0 +1,127 @@
+"""Each candidate generator, auto-id rejection, early-stopping forms."""
+
+from __future__ import annotations
+
+from anchorpath.authoring.ground import DocIndex, ground_value
+from anchorpath.authoring.verify import read_values
+from anchorpath.authoring.xpathgen import (
+    absolute_xpath,
+    generate_candidates,
+    is_auto_class,
+    is_auto_id,
+    literal,
+)
+from anchorpath.selectors.evaluate import parse_html
+
+PAGE = """<html><body><div id="app-8f3a2c" class="sc-bdVaJa">
+<aside><table><tr><th>성분명</th><td>decoy</td></tr></table></aside>
+<main id="content">
+<h1 class="product-title">Aspirin 100</h1>
+<span itemprop="price">$9.99</span>
+<table class="specs"><tr><th>성분명</th><td>아스피린</td></tr>
+<tr><th>제조국</th><td>한국</td></tr></table>
+<dl><dt>Weight</dt><dd>120 g</dd></dl>
+<div class="row"><span class="lbl">Translator:</span></div><div class="val">Kim</div>
+<ul><li><b>ISBN:</b> 978123</li></ul>
+<div class="note">Series: Moon Saga</div>
+</main></div></body></html>"""
+
+
+def cands(value: str, pick: int = 0) -> tuple[list[str], object]:
+    doc = parse_html(PAGE)
+    t = ground_value(DocIndex(doc, "https://ex.test/"), value)[pick]
+    cs = generate_candidates(t, doc, value_norm=value.casefold())
+    return cs, doc  # type: ignore[return-value]
+
+
+def works(c: object, doc: object, value: str) -> bool:
+    return read_values(c.xpath, doc, c.normalize) == [value]  # type: ignore[attr-defined]
+
+
+def test_auto_ids_and_classes() -> None:
+    for v in ("app-8f3a2c", "ember123", "sc-bdVaJa", "Header_title__aB3cD", ":r1:", "item-3"):
+        assert is_auto_id(v), v
+    for v in ("content", "product-title", "main-nav", "price"):
+        assert not is_auto_class(v), v
+
+
+def test_literal_quotes() -> None:
+    assert literal("a") == "'a'"
+    assert literal("it's") == '"it\'s"'
+    assert literal("""a'b"c""") == "concat('a', \"'\", 'b\"c')"
+
+
+def test_attribute_anchor_itemprop_and_no_auto_id() -> None:
+    cs, doc = cands("$9.99")
+    xps = [c.xpath for c in cs]  # type: ignore[attr-defined]
+    assert "/descendant::span[@itemprop='price'][1]" in xps
+    assert not any("app-8f3a2c" in x or "sc-bdVaJa" in x for x in xps)
+    assert all(works(c, doc, "$9.99") for c in cs)
+
+
+def test_label_anchor_th_following_sibling_scoped_against_decoy() -> None:
+    cs, doc = cands("아스피린")
+    label = [c for c in cs if c.kind == "label-text"]  # type: ignore[attr-defined]
+    xps = [c.xpath for c in label]
+    # The unscoped label would hit the sidebar decoy first, so only the scoped form is made.
+    assert (
+        "/descendant::main[@id='content'][1]/descendant::th[normalize-space()='성분명'][1]"
+        "/following-sibling::td[1]"
+    ) in xps
+    assert all(works(c, doc, "아스피린") for c in label)
+    a = label[0].anchor
+    assert a.kind == "label-text" and a.value == "성분명" and a.axis == "following-sibling::td[1]"
+
+
+def test_label_anchor_dt_dd_and_parent_axis() -> None:
+    cs, doc = cands("120 g")
+    assert "/descendant::dt[normalize-space()='Weight'][1]/following-sibling::dd[1]" in [
+        c.xpath for c in cs
+    ]  # type: ignore[attr-defined]
+    cs, doc = cands("Kim")
+    xps = [c.xpath for c in cs]  # type: ignore[attr-defined]
+    assert (
+        "/descendant::span[normalize-space()='Translator:'][1]/parent::*/following-sibling::div[1]"
+    ) in xps
+    assert all(works(c, doc, "Kim") for c in cs)
+
+
+def test_mixed_content_label_following_text() -> None:
+    doc = parse_html(PAGE)
+    ts = ground_value(DocIndex(doc, "u"), "978123")
+    t = next(t for t in ts if t.mode == "text")
+    cs = generate_candidates(t, doc)
+    xps = [c.xpath for c in cs]
+    assert "/descendant::b[normalize-space()='ISBN:'][1]/following-sibling::text()[1]" in xps
+    assert all(works(c, doc, "978123") for c in cs)
+
+
+def test_residue_gives_strip_prefix() -> None:
+    cs, doc = cands("Moon Saga")
+    starts = [c for c in cs if "starts-with" in c.xpath]  # type: ignore[attr-defined]
+    assert starts and starts[0].normalize.strip_prefix == r"^.*?:\s*"
+    assert all(works(c, doc, "Moon Saga") for c in cs)
+
+
+def test_structural_and_absolute_last() -> None:
+    cs, doc = cands("Aspirin 100")
+    kinds = [c.kind for c in cs]  # type: ignore[attr-defined]
+    assert kinds[-1] == "absolute" and "structure" in kinds
+    assert cs[-1].xpath == absolute_xpath(cs and doc.xpath("//h1")[0])  # type: ignore
+    # Early-stopping forms, no full-tree // scans.
+    assert not any(c.xpath.startswith("//") for c in cs)  # type: ignore[attr-defined]
+
+
+def test_relative_column_header_candidate() -> None:
+    html = (
+        "<html><body><table><thead><tr><th>No</th><th>Name</th></tr></thead><tbody>"
+        "<tr><td>1</td><td>Alpha</td></tr><tr><td>2</td><td>Beta</td></tr></tbody></table>"
+        "</body></html>"
+    )
+    doc = parse_html(html)
+    row = doc.xpath("//tbody/tr[2]")[0]
+    t = next(t for t in ground_value(DocIndex(doc, "u"), "Beta") if t.element.tag == "td")
+    cs = generate_candidates(t, row, relative=True)
+    col = [c for c in cs if c.anchor and c.anchor.axis == "column"]
+    assert col and read_values(col[0].xpath, row, col[0].normalize) == ["Beta"]
+    assert all(c.xpath.startswith(".") for c in cs)
