@@ -425,6 +425,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=40)
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--chunk", type=int, default=4, help="pages per turn of each contender")
     ap.add_argument("--write", action="store_true", help="replace this section of bench/RESULTS.md")
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
@@ -444,52 +445,73 @@ def main() -> int:
     )
     check(sf, pages, vals, {"parsel": parsel_same, "parsel //th": parsel_slash})
 
-    contenders: list[tuple[str, Callable[[], object]]] = [
-        ("anchorpath `extract` (bytes → typed records)", lambda: run_anchorpath(sf, pages)),
-        ("lxml `html.fromstring` (parse only, no XPath)", lambda: run_lxml(pages)),
-        ("parsel, same anchored XPaths", lambda: parsel_same(pages)),
-        ("parsel, `//th[...]` XPaths", lambda: parsel_slash(pages)),
-        ('BeautifulSoup(html, "lxml") find th → td', lambda: run_bs4(pages)),
+    Run = Callable[[list[tuple[bytes, str]]], object]
+    contenders: list[tuple[str, Run]] = [
+        ("anchorpath `extract` (bytes → typed records)", lambda ps: run_anchorpath(sf, ps)),
+        ("lxml `html.fromstring` (parse only, no XPath)", run_lxml),
+        ("parsel, same anchored XPaths", parsel_same),
+        ("parsel, `//th[...]` XPaths", parsel_slash),
+        ('BeautifulSoup(html, "lxml") find th → td', run_bs4),
     ]
     for _name, fn in contenders:  # warm-up: compile caches, imports
-        fn()
+        fn(pages)
+    # CPU time of this process (pinned to one core), not wall time: on a shared machine, time
+    # spent waiting for the core is someone else's work. Contenders take turns every few pages
+    # (not every pass), so what load remains (cache pollution) hits all of them alike; a
+    # repetition's time is the sum of its chunks.
+    chunks = [pages[i : i + args.chunk] for i in range(0, len(pages), args.chunk)]
     times: dict[str, list[float]] = {name: [] for name, _fn in contenders}
     for _rep in range(args.reps):
-        for name, fn in contenders:
-            gc.collect()
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
+        total = dict.fromkeys(times, 0.0)
+        gc.collect()
+        for chunk in chunks:
+            for name, fn in contenders:
+                t0 = time.process_time()
+                fn(chunk)
+                total[name] += time.process_time() - t0
+        for name, t in total.items():
+            times[name].append(t)
 
     med = {name: statistics.median(ts) for name, ts in times.items()}
+    best = {name: min(ts) for name, ts in times.items()}
     pps = {name: args.pages / t for name, t in med.items()}
     ap_name, lx_name, ps_name, pss_name, _bs_name = (n for n, _f in contenders)
     rows = [
-        "| contender | pages/s | ms/page | anchorpath speed-up |",
-        "| --- | ---: | ---: | ---: |",
+        "| contender | pages/s (median) | ms/page (median) | ms/page (best) "
+        "| anchorpath speed-up (median) |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for name, _fn in contenders:
         rows.append(
             f"| {name} | {pps[name]:.1f} | {1000 * med[name] / args.pages:.2f} | "
-            f"{pps[ap_name] / pps[name]:.2f}× |"
+            f"{1000 * best[name] / args.pages:.2f} | {pps[ap_name] / pps[name]:.2f}× |"
         )
     vs_parsel = pps[ap_name] / pps[ps_name]
     vs_parsel_slash = pps[ap_name] / pps[pss_name]
     vs_lxml = med[ap_name] / med[lx_name]
+    ceiling = med[ps_name] / med[lx_name]
     goal = [
         f"- anchorpath vs parsel (same anchored XPaths): {vs_parsel:.2f}× "
-        f"({'meets' if vs_parsel >= 2 else 'misses'} the ≥ 2× goal)",
+        f"({'meets' if vs_parsel >= 2 else 'misses'} the ≥ 2× goal; best passes "
+        f"{best[ps_name] / best[ap_name]:.2f}×)",
         f"- anchorpath vs parsel (`//th` XPaths): {vs_parsel_slash:.2f}× "
-        f"({'meets' if vs_parsel_slash >= 2 else 'misses'} the ≥ 2× goal)",
+        f"({'meets' if vs_parsel_slash >= 2 else 'misses'} the ≥ 2× goal; best passes "
+        f"{best[pss_name] / best[ap_name]:.2f}×)",
         f"- anchorpath time / bare lxml parse time: {vs_lxml:.2f} "
-        f"({'meets' if vs_lxml <= 2 else 'misses'} the ≤ 2× goal)",
-        f"- Ceiling: parsel with the same XPaths costs {med[ps_name] / med[lx_name]:.2f}× a bare "
-        "parse, so an engine that parses with libxml2 can be at most that much faster than it "
-        "even with free XPaths; the ≥ 2× goal is reachable against parsel as commonly written "
-        "(`//th`), not against parsel given anchorpath's own anchored XPaths.",
+        f"({'meets' if vs_lxml <= 2 else 'misses'} the ≤ 2× goal; best passes "
+        f"{best[ap_name] / best[lx_name]:.2f})",
+        f"- Ceiling: parsel with the same XPaths costs {ceiling:.2f}× a bare parse, so an engine "
+        "that parses with libxml2 can be at most that much faster than it even if its own "
+        "lookups cost nothing; "
+        + (
+            "the ≥ 2× goal against it is within reach only by a thin margin."
+            if ceiling >= 2
+            else "the ≥ 2× goal against it is out of reach on this run."
+        ),
         "- Before the engine work (issue 2), the same bench (20 pages, 3 repetitions) measured "
         "anchorpath at 5.17 ms/page: "
-        "0.72× parsel (same XPaths), 3.11× the bare parse time. The gains: one walk finds every "
+        "0.72× parsel (same XPaths), 3.11× the bare parse time. The gains: one walk (stopping at "
+        "the last label) finds every "
         "label anchor instead of one walk per field, `anchors_present` (a clean-up of the whole "
         "page text) is computed only by `evaluate_page`, the compile cache works for the "
         "(unhashable) models, `<base>` is looked up only when a URL needs it, and UTF-8 bytes "
@@ -500,7 +522,8 @@ def main() -> int:
     summary = (
         f"{args.pages} generated product pages, {avg_kb:.0f} KB each on average, 20 label/value "
         f"fields per page; {args.reps} interleaved repetitions, median pass; all contenders "
-        f"checked to return the same 20 values first."
+        f"checked to return the same 20 values first; contenders take turns every {args.chunk} "
+        "pages; times are the process's CPU time on one core."
     )
     print(summary)
     print()

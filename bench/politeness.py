@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 import time
 from dataclasses import replace
@@ -23,7 +24,9 @@ from anchorpath.runner.fetch import FetchResult, PoliteFetcher
 from anchorpath.runner.testing import FaultServer, ok
 
 
-def run(origins: int, pages: int, delay: float, concurrency: int) -> dict[str, float]:
+def run(
+    origins: int, pages: int, delay: float, concurrency: int, factor: float
+) -> dict[str, float]:
     servers = [
         FaultServer({f"/p{i}": ok(b"<html>" + b"x" * 2000 + b"</html>") for i in range(pages)})
         for _ in range(origins)
@@ -35,6 +38,7 @@ def run(origins: int, pages: int, delay: float, concurrency: int) -> dict[str, f
         FetchConfig(),
         contact="bench@example.org",
         min_delay=delay,
+        delay_factor=factor,
         global_concurrency=concurrency,
         allow_private_networks=True,
     )
@@ -81,23 +85,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--delay", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--delay-factor", type=float, default=5.0)
     args = parser.parse_args(argv)
     print(
-        "| origins | pages | min delay | global limit | requests | 2xx | total s | bound s "
+        "| origins | pages | min delay | delay factor | global limit | requests | 2xx | total s "
+        "| bound s "
         "| total/bound | violations | min gap seen by servers |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     worst = 0.0
     bad = 0
     for n in args.origins:
-        r = run(n, args.pages, args.delay, args.concurrency)
+        r = run(n, args.pages, args.delay, args.concurrency, args.delay_factor)
         worst = max(worst, r["ratio"])
         bad += int(r["violations"])
         print(
-            f"| {n} | {args.pages} | {args.delay:.2f} s | {args.concurrency} | "
+            f"| {n} | {args.pages} | {args.delay:.2f} s | {args.delay_factor:g} | "
+            f"{args.concurrency} | "
             f"{r['requests']:.0f} | {r['ok']:.0f} | {r['total']:.3f} | {r['bound']:.3f} | "
             f"{r['ratio']:.3f} | {r['violations']:.0f} | {r['min_gap']:.3f} s |"
         )
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nworst total/bound {worst:.3f}, violations {bad}; load average at the end {load}")
     return 0 if worst <= 1.1 and bad == 0 else 1
 
 

@@ -477,7 +477,7 @@ def print_failures(
 ) -> None:
     for run in runs:
         for system in systems:
-            for a, fs in run.scores[system][variant].items():
+            for a, fs in run.scores[system].get(variant, {}).items():
                 if fs.f1_exact >= 0.999 or not fs.exact_failures:
                     continue
                 print(
@@ -524,6 +524,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--operators", nargs="*", default=list(mutate.OPERATORS))
     ap.add_argument("--no-autoscraper", action="store_true")
     ap.add_argument("--failures", type=int, default=4, help="failing pages printed per field")
+    ap.add_argument(
+        "--show-mutation",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="also print failing pages under this mutation (repeatable; 'all' for every one)",
+    )
     ap.add_argument("--write-results", action="store_true", help="update bench/RESULTS.md")
     ap.add_argument("--json", type=Path, help="also dump every score here")
     args = ap.parse_args(argv)
@@ -583,6 +590,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     shown = SYSTEMS[:1] if args.no_autoscraper else SYSTEMS[:2]
     print_failures(runs, args.failures, systems=shown)
+    show = [*args.operators, MIX] if "all" in args.show_mutation else args.show_mutation
+    for op in show:
+        print_failures(runs, args.failures, variant=op, systems=SYSTEMS[:1])
     acc = accuracy_table(runs)
     rob = robustness_tables(runs, args.operators)
     print("\n" + "\n".join(acc) + "\n\n" + "\n".join(rob))

@@ -73,3 +73,66 @@ def test_new_site_errors_are_one_line(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "invalid JSON at line 1" in res.output
     res = CliRunner().invoke(main, ["author", "new-site", "x", "--examples", str(bad)])
     assert res.exit_code == 2
+
+
+def _dmf_detail(i: int) -> bytes:
+    rows = [
+        ("등록번호", f"수{1400 + i}-1-ND"),
+        ("성분명", f"아세트아미노펜 {i}"),
+        ("신청인", "(주)한빛제약"),
+        ("등록일자", f"2024.03.{10 + i:02d}"),
+        ("비고", f"비고 내용 {i} - 변경 없음"),
+    ]
+    body = "".join(f"<tr><th scope='row'>{k}</th><td>{v}</td></tr>" for k, v in rows)
+    html = (
+        f"<html><head><meta http-equiv='Content-Type' content='text/html; charset=euc-kr'>"
+        f"<title>원료의약품 등록 공고</title></head><body><div id='wrap'><h2>상세</h2>"
+        f"<table class='view'>{body}</table><a href='list.do'>목록</a></div></body></html>"
+    )
+    return html.encode("euc-kr")
+
+
+def test_new_site_euc_kr_detail_pages_with_typed_date(tmp_path: Path) -> None:
+    seeds, ex = [], {}
+    for i in range(3):
+        p = tmp_path / f"view{i}.html"
+        p.write_bytes(_dmf_detail(i))
+        seeds += ["--seed", str(p), "--seed-url", f"http://127.0.0.1:8765/dmf/view.do?seq={i}"]
+        ex[str(p)] = {
+            "reg_no": f"수{1400 + i}-1-ND",
+            "ingredient": f"아세트아미노펜 {i}",
+            "registered_on": f"2024-03-{10 + i:02d}",
+            "remarks": f"비고 내용 {i} - 변경 없음",
+        }
+    exf = tmp_path / "ex.json"
+    exf.write_text(json.dumps(ex, ensure_ascii=False), encoding="utf-8")
+    res = CliRunner().invoke(
+        main,
+        [
+            "author",
+            "new-site",
+            "mfds-dmf",
+            *seeds,
+            "--examples",
+            str(exf),
+            "--type",
+            "registered_on=date",
+            "--required",
+            "reg_no",
+            "--yes",
+            "--out",
+            str(tmp_path / "sel"),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    sf = load_selector_file(tmp_path / "sel" / "mfds-dmf.json")
+    assert sf.page_types["detail"].match == r"/dmf/view\.do\?seq="
+    spec = sf.page_types["detail"].fields["ingredient"]
+    assert spec.anchor is not None and spec.anchor.value == "성분명"
+    (rec,) = extract(sf, _dmf_detail(9), "http://127.0.0.1:8765/dmf/view.do?seq=9")
+    assert rec.values == {
+        "reg_no": "수1409-1-ND",
+        "ingredient": "아세트아미노펜 9",
+        "registered_on": "2024-03-19",
+        "remarks": "비고 내용 9 - 변경 없음",
+    }

@@ -113,8 +113,8 @@ def test_optional_field_absent_on_one_seed() -> None:
         seeds.append(s)
         ex[s.source] = rec
     res = author_page_type(seeds, [FieldRequest("weight"), FieldRequest("pages")], ex)
-    from anchorpath.selectors.evaluate import parse_html
     from anchorpath.authoring.verify import read_values
+    from anchorpath.selectors.evaluate import parse_html
 
     xp = res.page_type.fields["weight"].xpath
     assert (
@@ -160,3 +160,41 @@ def test_bad_inputs() -> None:
         author_page_type(seeds, [FieldRequest("x", type="money")], ex)
     with pytest.raises(AuthoringError, match="no seed pages"):
         author_page_type([], FIELDS, ex)
+
+
+def test_list_field_jsonld_and_typed_fields_extract() -> None:
+    seeds, ex = [], {}
+    for i in range(3):
+        tags = [f"tag{i}{k}" for k in range(i + 1)]  # one, two, three items
+        html = (
+            "<html><head><script type='application/ld+json'>"
+            f'{{"@type": "Product", "sku": "SKU-{i}"}}</script></head><body>'
+            f"<h1>Item {i}</h1><table><tr><th>Released</th><td>2024.0{i + 1}.15</td></tr>"
+            f"<tr><th>Stock</th><td>1,2{i}0</td></tr></table>"
+            "<div class='tags'><ul>" + "".join(f"<li>{t}</li>" for t in tags) + "</ul></div>"
+            "</body></html>"
+        )
+        s = seed_from_html(html, f"https://t.test/i/{i}", source=f"i{i}")
+        seeds.append(s)
+        ex[s.source] = {
+            "sku": f"SKU-{i}",
+            "released": f"2024-0{i + 1}-15",
+            "stock": f"12{i}0",
+            "tags": tags,
+        }
+    fields = [
+        FieldRequest("sku"),
+        FieldRequest("released", "date"),
+        FieldRequest("stock", "integer"),
+        FieldRequest("tags", "list"),
+    ]
+    sf = author_site("t", seeds, fields, ex)
+    for s in seeds:
+        (rec,) = extract(sf, s.html, s.url)
+        want = ex[s.source]
+        assert rec.values == {
+            "sku": want["sku"],
+            "released": want["released"],
+            "stock": int(want["stock"]),
+            "tags": want["tags"],
+        }

@@ -44,5 +44,5 @@ def test_url_seed_with_callable_and_fetcher_object() -> None:
 def test_errors(tmp_path: Path) -> None:
     with pytest.raises(AuthoringError, match="no fetcher"):
         load_seed("https://x.test/")
-    with pytest.raises(AuthoringError, match="missing.html: cannot read"):
+    with pytest.raises(AuthoringError, match=r"missing\.html: cannot read"):
         load_seed(str(tmp_path / "missing.html"))

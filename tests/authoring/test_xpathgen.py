@@ -125,3 +125,32 @@ def test_relative_column_header_candidate() -> None:
     col = [c for c in cs if c.anchor and c.anchor.axis == "column"]
     assert col and read_values(col[0].xpath, row, col[0].normalize) == ["Beta"]
     assert all(c.xpath.startswith(".") for c in cs)
+
+
+def test_heading_level_blind_and_wrap_tolerant_label_axis() -> None:
+    html = (
+        "<html><body><div class='info'><h4>MPAA Rating</h4><ul><li>PG-13</li></ul>"
+        "<h4>Released</h4><ul><li>2008</li></ul></div></body></html>"
+    )
+    doc = parse_html(html)
+    t = next(t for t in ground_value(DocIndex(doc, "u"), "PG-13") if t.element.tag == "li")
+    xps = [c.xpath for c in generate_candidates(t, doc)]
+    blind = [x for x in xps if "self::h4 or self::h5" in x and "following-sibling::*[1]" in x]
+    assert blind
+    # h4 -> h5 and the <ul> wrapped in a div: the blind form still reads the value
+    mutated = parse_html(
+        html.replace("h4", "h5").replace(
+            "<ul><li>PG-13</li></ul>", "<div><ul><li>PG-13</li></ul></div>"
+        )
+    )
+    from anchorpath.selectors.model import Normalize
+
+    assert read_values(blind[0], mutated, Normalize()) == ["PG-13"]
+
+
+def test_typed_example_grounds_to_displayed_form() -> None:
+    doc = parse_html(
+        "<html><body><table><tr><th>등록일자</th><td>2024.03.04</td></tr></table></body></html>"
+    )
+    t = ground_value(DocIndex(doc, "u"), "2024-03-04", ftype="date")[0]
+    assert t.element.tag == "td"

@@ -17,7 +17,11 @@ from anchorpath.selectors.load import parse_selector_data
 
 def _cp() -> Checkpoint:
     return Checkpoint(
-        run_id="r1", site="s", started_at="t", selector_version=1, selector_sha256="x",
+        run_id="r1",
+        site="s",
+        started_at="t",
+        selector_version=1,
+        selector_sha256="x",
         options={"urls": [], "full": False, "base_url": None},
         crawl=CrawlState(frontier=[CrawlItem("http://a/1")], seen=["http://a/1"]).to_dict(),
         records=[{"page_type": "p", "url": "http://a/1", "values": {"k": "한"}, "problems": []}],
@@ -40,9 +44,15 @@ def test_round_trip_and_atomic_replace(tmp_path: Path) -> None:
 def _write(path: Path, urls: list[str]) -> None:
     with WarcWriter(path) as w:
         for u in urls:
-            w.write_exchange(url=u, method="GET", request_headers=[], status=200, reason="OK",
-                             response_headers=[("Content-Type", "text/html")],
-                             payload=f"<p>{u}</p>".encode())
+            w.write_exchange(
+                url=u,
+                method="GET",
+                request_headers=[],
+                status=200,
+                reason="OK",
+                response_headers=[("Content-Type", "text/html")],
+                payload=f"<p>{u}</p>".encode(),
+            )
 
 
 def test_archived_pages_survive_a_truncated_segment(tmp_path: Path) -> None:
@@ -58,21 +68,39 @@ def test_archived_pages_survive_a_truncated_segment(tmp_path: Path) -> None:
 
 
 def test_frontier_caps_and_dedupe() -> None:
-    sf = parse_selector_data({
-        "schema_version": 1, "site": {"id": "s", "name": "s"}, "version": 1,
-        "fetch": {"start_urls": ["http://a.test/list"], "max_pages": 3, "max_depth": 1,
-                  "deny": ["/logout"],
-                  "pagination": {"next_xpath": "//a/@href", "max_pages": 2}},
-        "page_types": {"p": {"match": ".", "fields": {"k": {"xpath": "//p", "type": "string"}}}},
-        "key": ["k"],
-    })
+    sf = parse_selector_data(
+        {
+            "schema_version": 1,
+            "site": {"id": "s", "name": "s"},
+            "version": 1,
+            "fetch": {
+                "start_urls": ["http://a.test/list"],
+                "max_pages": 3,
+                "max_depth": 1,
+                "deny": ["/logout"],
+                "pagination": {"next_xpath": "//a/@href", "max_pages": 2},
+            },
+            "page_types": {
+                "p": {"match": ".", "fields": {"k": {"xpath": "//p", "type": "string"}}}
+            },
+            "key": ["k"],
+        }
+    )
     fr = Frontier(sf)
     st = fr.start()
     item = fr.pop(st)
     assert item is not None and item.url == "http://a.test/list"
-    fr.finish(st, item, next_url="http://A.test:80/list?page=2#x",
-              links=["http://a.test/d/1", "http://a.test/d/1#dup", "http://a.test/logout",
-                     "http://elsewhere.test/x"])
+    fr.finish(
+        st,
+        item,
+        next_url="http://A.test:80/list?page=2#x",
+        links=[
+            "http://a.test/d/1",
+            "http://a.test/d/1#dup",
+            "http://a.test/logout",
+            "http://elsewhere.test/x",
+        ],
+    )
     assert [i.url for i in st.frontier] == ["http://a.test/list?page=2", "http://a.test/d/1"]
     assert {s[0] for s in st.skipped} == {"http://a.test/logout", "http://elsewhere.test/x"}
     nxt = fr.pop(st)
@@ -87,12 +115,18 @@ def test_frontier_caps_and_dedupe() -> None:
 
 
 def test_url_mode_is_never_complete() -> None:
-    sf = parse_selector_data({
-        "schema_version": 1, "site": {"id": "s", "name": "s"}, "version": 1,
-        "fetch": {"start_urls": ["http://a.test/list"]},
-        "page_types": {"p": {"match": ".", "fields": {"k": {"xpath": "//p", "type": "string"}}}},
-        "key": ["k"],
-    })
+    sf = parse_selector_data(
+        {
+            "schema_version": 1,
+            "site": {"id": "s", "name": "s"},
+            "version": 1,
+            "fetch": {"start_urls": ["http://a.test/list"]},
+            "page_types": {
+                "p": {"match": ".", "fields": {"k": {"xpath": "//p", "type": "string"}}}
+            },
+            "key": ["k"],
+        }
+    )
     fr = Frontier(sf, only_urls=["http://a.test/x"])
     st = fr.start()
     item = fr.pop(st)

@@ -153,12 +153,30 @@ def test_no_baseline_is_ok_with_note() -> None:
 
 def test_label_renamed_flags_field() -> None:
     recs = make_records(9)
+    for r in recs:  # the header-anchored column XPath now falls back to the first column
+        r["applicant"] = r["reg_no"]
     stats = stats_for(recs, anchors={"reg_no": True, "title": True, "applicant": False})
     result = check_drift(stats, baseline_days())
     assert result.verdict == "drift"
     assert "applicant" in result.fields
     assert any("anchor label" in e and "applicant" in e for e in result.fields["applicant"])
     assert "title" not in result.fields
+
+
+def test_lost_label_with_healthy_values_weighs_but_does_not_decide() -> None:
+    stats = stats_for(make_records(9), anchors={"reg_no": True, "title": True, "applicant": False})
+    result = check_drift(stats, baseline_days())
+    assert result.verdict == "ok"
+    assert 2.0 <= result.field_scores["applicant"] < result.threshold
+
+
+def test_lost_label_with_empty_values_is_drift() -> None:
+    recs = make_records(9)
+    for r in recs[:30]:
+        r["applicant"] = None
+    stats = stats_for(recs, anchors={"reg_no": True, "title": True, "applicant": False})
+    result = check_drift(stats, baseline_days())
+    assert any("anchor label" in e for e in result.fields["applicant"])
 
 
 def test_field_empty_flags_field() -> None:

@@ -589,7 +589,8 @@ def test_events_redact_and_explain_waits(fetcher: PoliteFetcher, events: list[Fe
         fetcher.fetch(server.url("/a?q=2"))
         requests = [e for e in events if e.kind == "request"]
         assert "access_token=REDACTED" in requests[0].url and "abc" not in requests[0].url
-        assert requests[0].wait_reason == "pacing"  # waited after robots.txt
+        assert requests[0].wait_reason == "robots"  # waited after the robots.txt request
+        assert requests[1].wait_reason == "pacing"
         assert requests[1].waited >= DELAY - EPS
         counters = fetcher.counters.as_dict()
         assert counters["planned"] == 2 and counters["ok_2xx"] == 2
@@ -607,3 +608,24 @@ def test_mock_fetcher() -> None:
     assert [u for u, _, _ in mock.calls] == ["http://x/a", "http://x/missing"]
     results = dict(mock.fetch_many(["http://x/a", "http://x/b"]))
     assert isinstance(results["http://x/b"], FetchFailed)
+
+
+def test_robots_url_for_origin() -> None:
+    from anchorpath.runner.fetch import _robots_url
+
+    assert _robots_url("https://h.org:443") == "https://h.org/robots.txt"
+    assert _robots_url("https://h.org:4430") == "https://h.org:4430/robots.txt"
+    assert _robots_url("http://[::1]:8080") == "http://[::1]:8080/robots.txt"
+    assert _robots_url("http://h:80") == "http://h/robots.txt"
+
+
+def test_hostname_is_pinned_to_the_checked_address(fetcher: PoliteFetcher) -> None:
+    """``localhost`` is resolved once, checked, and connected to by address with its Host."""
+    server = serve({"/a": ok()})
+    try:
+        result = fetcher.fetch(f"http://localhost:{server.port}/a")
+        assert result.status == 200 and result.final_url == f"http://localhost:{server.port}/a"
+        hosts = {r.headers.get("host") for r in server.requests}
+        assert hosts == {f"localhost:{server.port}"}
+    finally:
+        server.stop()

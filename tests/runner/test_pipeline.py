@@ -50,8 +50,10 @@ def render_site(day: int, *, template: str = "classic") -> dict[str, bytes]:
     rows = day_rows(day)
     pages: dict[str, bytes] = {}
     n_pages = (len(rows) + PER_PAGE - 1) // PER_PAGE
-    label = {"classic": ("등록번호", "품목명", "변경일자", "비고"),
-             "renewal": ("Reg.", "Product", "Changed", "Note")}[template]
+    label = {
+        "classic": ("등록번호", "품목명", "변경일자", "비고"),
+        "renewal": ("Reg.", "Product", "Changed", "Note"),
+    }[template]
     for p in range(1, n_pages + 1):
         chunk = rows[(p - 1) * PER_PAGE : p * PER_PAGE]
         trs = "".join(
@@ -108,16 +110,21 @@ SELECTOR = {
             "emit": False,
             "follow": ["//table[@class='list']//tr[@class='row']/td[1]/a/@href"],
             "fields": {
-                "reg_no": {"xpath": "td[1]/a", "type": "string", "required": True,
-                           "pattern": "^R\\d{3}$"},
+                "reg_no": {
+                    "xpath": "td[1]/a",
+                    "type": "string",
+                    "required": True,
+                    "pattern": "^R\\d{3}$",
+                },
                 "name": {"xpath": "td[2]", "type": "string"},
             },
         },
         "detail": {
             "match": "/view",
             "fields": {
-                "reg_no": _detail_field("등록번호", type="string", required=True,
-                                        pattern="^R\\d{3}$"),
+                "reg_no": _detail_field(
+                    "등록번호", type="string", required=True, pattern="^R\\d{3}$"
+                ),
                 "name": _detail_field("품목명", type="string", required=True),
                 "updated_on": _detail_field("변경일자", type="date", required=True),
                 "remarks": _detail_field("비고", type="string"),
@@ -153,12 +160,19 @@ class SiteFetcher:
         body = self.pages[url]
         headers = [("Content-Type", "text/html; charset=utf-8")]
         self.warc.write_exchange(
-            url=url, method="GET", request_headers=[], status=200, reason="OK",
-            response_headers=headers, payload=body,
+            url=url,
+            method="GET",
+            request_headers=[],
+            status=200,
+            reason="OK",
+            response_headers=headers,
+            payload=body,
         )
         if self.hook:
             self.hook(url, len(self.log))
-        return FetchResult(url, url, 200, {"content-type": headers[0][1]}, body, "utf-8", False, 0.0)
+        return FetchResult(
+            url, url, 200, {"content-type": headers[0][1]}, body, "utf-8", False, 0.0
+        )
 
     def close(self) -> None:
         self.warc.close()
@@ -266,8 +280,10 @@ def test_empty_source(tmp_path: Path, selectors_dir: Path) -> None:
     }
     # The list page type needs a label anchor for "empty" to be told from "broken".
     sel = json.loads((selectors_dir / "synth.json").read_text())
-    sel["page_types"]["list"]["fields"]["reg_no"]["anchor"] = {"kind": "label-text",
-                                                                 "value": "등록번호"}
+    sel["page_types"]["list"]["fields"]["reg_no"]["anchor"] = {
+        "kind": "label-text",
+        "value": "등록번호",
+    }
     (selectors_dir / "synth.json").write_text(json.dumps(sel, ensure_ascii=False))
     r = run(selectors_dir, tmp_path / "state", pages)
     assert (r.verdict, r.exit_code) == ("empty-source", 0)

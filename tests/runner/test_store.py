@@ -24,11 +24,16 @@ def _run(run_id: str, at: str) -> RunRow:
     return RunRow(run_id, "s", at, at, "ok", selector_version=1)
 
 
-def _commit(store: Store, run_id: str, at: str, seen: dict[str, dict[str, object]], *,
-            complete: bool = True) -> list[Event]:
+def _commit(
+    store: Store, run_id: str, at: str, seen: dict[str, dict[str, object]], *, complete: bool = True
+) -> list[Event]:
     events = compute_events(store.current("s"), seen, complete=complete)
-    store.commit_run(_run(run_id, at), seen=seen, events=events,
-                     pages=[PageRow("http://x/1", None, 200, '"e"', None, "h", "list", 2)])
+    store.commit_run(
+        _run(run_id, at),
+        seen=seen,
+        events=events,
+        pages=[PageRow("http://x/1", None, 200, '"e"', None, "h", "list", 2)],
+    )
     return events
 
 

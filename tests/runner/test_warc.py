@@ -41,6 +41,15 @@ def test_round_trip(tmp_path: Path) -> None:
             payload=b"partial",
             truncated="length",
         )
+        warc.write_exchange(
+            url="http://h/bomb",
+            method="GET",
+            request_headers=[],
+            status=200,
+            reason="OK",
+            response_headers=[("Content-Encoding", "gzip")],
+            payload=gzip.compress(bytes(3_000_000)),
+        )
         warc.write_conversion(
             url="http://h/a", body=b"<p>rendered</p>", content_type="text/html", refers_to=rid
         )
@@ -49,10 +58,8 @@ def test_round_trip(tmp_path: Path) -> None:
         pass
     with path.open("rb") as fh:
         types = [r.rec_type for r in ArchiveIterator(fh)]
-    assert types == ["warcinfo", "request", "response"] * 1 + ["request", "response"] * 2 + [
-        "conversion"
-    ]
-    reader = WarcReader(path)
+    assert types == ["warcinfo"] + ["request", "response"] * 4 + ["conversion"]
+    reader = WarcReader(path, max_body_bytes=1_000_000)
     assert [(u, b) for u, _, _, b in reader.responses()] == [
         ("http://h/a", b"<p>one</p>"),
         ("http://h/a", b"<p>two</p>"),

@@ -258,6 +258,8 @@ def ground_value(
             if norm(v) == want:
                 jsonld.append(Target(script, "jsonld", text_index=i, json_key=key, zone="jsonld"))
     found = exact + attrs + partial + jsonld
+    if not found and ftype in _TYPED:
+        found = _ground_typed(index, value, ftype)
     # Body first, then meta, title, JSON-LD: visible content is what the next template keeps.
     order = {"body": 0, "meta": 1, "title": 2, "head": 3, "jsonld": 4}
     found.sort(key=lambda t: (order.get(t.zone, 5), not t.exact))
@@ -267,6 +269,35 @@ def ground_value(
             "(checked text, attributes, meta tags and JSON-LD)"
         )
     return found
+
+
+_TYPED = ("date", "datetime", "integer", "number", "url")
+
+
+def _ground_typed(index: DocIndex, value: str, ftype: str) -> list[Target]:
+    """Typed examples (``2024-03-04`` for a page showing ``2024.03.04``, ``1200`` for
+    ``1,200``): match leaf texts by converted value. Only used when text matching failed."""
+    from anchorpath.selectors.model import Normalize
+    from anchorpath.selectors.normalize import convert
+
+    nz = Normalize()
+    try:
+        want = convert(_display(value), ftype, nz, index.url)
+    except ValueError:
+        return []
+    out = []
+    for el in index.elements:
+        if el.tag in _ROOTS or any(isinstance(c.tag, str) for c in el):
+            continue
+        text = _display(index.raw[el])
+        if not text or len(text) > 40:
+            continue
+        try:
+            if convert(text, ftype, nz, index.url) == want:
+                out.append(Target(el, "element", zone=_zone(el)))
+        except ValueError:
+            continue
+    return out
 
 
 def signature(target: Target) -> str:

@@ -575,6 +575,7 @@ def _author_list(
             )
         values.append(per)
     names = [f.name for f in fields if any(f.name in v for v in values)]
+    types = {f.name: f.type for f in fields}
     # Ground every value; grounded[i][r][f] = candidate targets.
     grounded: list[list[dict[str, list[Target]]]] = []
     for i, (s, ix) in enumerate(zip(seeds, idx, strict=True)):
@@ -588,7 +589,9 @@ def _author_list(
                     rec[name] = []
                     continue
                 try:
-                    rec[name] = ground_value(ix, v, field=name, page=f"{s.source} (record {r + 1})")
+                    rec[name] = ground_value(
+                        ix, v, field=name, page=f"{s.source} (record {r + 1})", ftype=types[name]
+                    )
                 except GroundingError as exc:
                     if strict:
                         raise

@@ -27,8 +27,8 @@ can hold some back. Pure with respect to the input: every mutant is a deep copy.
 from __future__ import annotations
 
 import copy
-import itertools
 import hashlib
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field

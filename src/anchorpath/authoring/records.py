@@ -18,6 +18,8 @@ from lxml import etree
 
 from anchorpath.authoring.ground import itext, norm
 from anchorpath.authoring.xpathgen import (
+    ANY_HEADING,
+    HEADINGS,
     class_predicate,
     is_auto_id,
     label_like,
@@ -178,9 +180,16 @@ def root_candidates(roots: Sequence[etree._Element]) -> list[RootCandidate]:
     while node is not None and node.tag not in ("body", "html") and len(chain) < 4:
         chain.append(node)
         node = node.getparent()
+
+    def step(x: etree._Element) -> str:
+        return ANY_HEADING if str(x.tag) in HEADINGS else str(x.tag)
+
     for level, a in enumerate(chain):
         path = "/" + "/".join(str(x.tag) for x in reversed(chain[:level])) if level else ""
-        steps = f"{path}/{tag}"
+        variants = [f"{path}/{tag}"]
+        if level:
+            # Survive wrappers between the anchor and the container, and heading levels.
+            variants.append(f"/descendant::{step(container)}/{tag}")
         preds: list[tuple[str, str]] = []
         aid = a.get("id")
         if aid and not is_auto_id(aid):
@@ -200,13 +209,16 @@ def root_candidates(roots: Sequence[etree._Element]) -> list[RootCandidate]:
                     )
                     break
         for pred, kind in preds:
-            base = f"/descendant::{a.tag}{pred}[1]{steps}"
-            out.append(RootCandidate(base + shape, kind))
-            if shape:
-                out.append(RootCandidate(base, kind))
+            for steps in variants:
+                base = f"/descendant::{a.tag}{pred}[1]{steps}"
+                out.append(RootCandidate(base + shape, kind))
+                if shape:
+                    out.append(RootCandidate(base, kind))
     # Structural: the container's tag path from the nearest ancestor with a stable anchor
     # failed; fall back to a tag-only path, then to the absolute container path.
     out.append(RootCandidate(f"/descendant::{container.tag}/{tag}{shape}", "structure"))
+    if str(container.tag) in HEADINGS:
+        out.append(RootCandidate(f"/descendant::{ANY_HEADING}/{tag}{shape}", "structure"))
     out.append(
         RootCandidate(
             f"{container.getroottree().getpath(container)}/{tag}{shape}",

@@ -30,6 +30,8 @@ from anchorpath.authoring.ground import Target, itext, text_children
 from anchorpath.selectors.model import Anchor, Normalize
 
 __all__ = [
+    "ANY_HEADING",
+    "HEADINGS",
     "KIND_RANK",
     "STABLE_ATTRIBUTES",
     "XCandidate",
@@ -56,6 +58,11 @@ KIND_RANK = {
     "structure": 4,
     "absolute": 5,
 }
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: Any heading level: an h2 that becomes an h3 in a redesign still matches.
+ANY_HEADING = "*[" + " or ".join(f"self::{h}" for h in HEADINGS) + "]"
+_HEADINGS = HEADINGS
+_ANY_HEADING = ANY_HEADING
 _LABEL_TAGS = {
     "th",
     "dt",
@@ -173,19 +180,28 @@ def _siblings_same_tag(el: etree._Element) -> list[etree._Element]:
     return [c for c in parent if c.tag == el.tag]
 
 
-def _child_steps(ancestor: etree._Element, el: etree._Element) -> tuple[str, int] | None:
-    """``/a/b[2]/c`` from ``ancestor`` (exclusive) down to ``el``, positions only if needed."""
+def _child_steps(
+    ancestor: etree._Element, el: etree._Element, *, blind_headings: bool = False
+) -> tuple[str, int] | None:
+    """``/a/b[2]/c`` from ``ancestor`` (exclusive) down to ``el``, positions only if needed.
+
+    With ``blind_headings`` heading steps match any level (``*[self::h1 or …]``)."""
     steps: list[str] = []
     positional = 0
     node: etree._Element | None = el
     while node is not None and node is not ancestor:
-        same = _siblings_same_tag(node)
-        step = _tag(node)
+        parent = node.getparent()
+        if blind_headings and _tag(node) in _HEADINGS:
+            same = [c for c in parent if c.tag in _HEADINGS] if parent is not None else [node]
+            step = _ANY_HEADING
+        else:
+            same = _siblings_same_tag(node)
+            step = _tag(node)
         if len(same) > 1:
             step += f"[{same.index(node) + 1}]"
             positional += 1
         steps.append(step)
-        node = node.getparent()
+        node = parent
     if node is None:
         return None
     return "".join("/" + s for s in reversed(steps)), positional
@@ -197,6 +213,9 @@ def down_paths(anchor: etree._Element, el: etree._Element) -> list[tuple[str, in
         return [("", 0)]
     out: list[tuple[str, int]] = []
     tag = _tag(el)
+    if tag in _HEADINGS and _first(anchor, f"descendant::{_ANY_HEADING}[1]") is el:
+        # Level-blind: survives an h2 becoming an h3 in a redesign.
+        out.append((f"/descendant::{_ANY_HEADING}[1]", 0))
     if _first(anchor, f"descendant::{tag}[1]") is el:
         out.append((f"/descendant::{tag}[1]", 0))
     else:
@@ -208,6 +227,10 @@ def down_paths(anchor: etree._Element, el: etree._Element) -> list[tuple[str, in
     steps = _child_steps(anchor, el)
     if steps is not None and steps[0] not in {p for p, _ in out}:
         out.append(steps)
+        if any(_tag(a) in _HEADINGS for a in _path_up(el, anchor)):
+            blind = _child_steps(anchor, el, blind_headings=True)
+            if blind is not None:
+                out.append(blind)
     return out
 
 
@@ -324,10 +347,6 @@ def _deepest_same_text(el: etree._Element) -> etree._Element:
         if len(kids) != 1 or _label_text(kids[0]) != _label_text(node):
             return node
         node = kids[0]
-
-
-_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_ANY_HEADING = "*[" + " or ".join(f"self::{h}" for h in _HEADINGS) + "]"
 
 
 def _label_expr(pfx: str, el: etree._Element, text: str) -> str:
@@ -518,6 +537,18 @@ def _structural(target: Target, ctx: etree._Element, relative: bool) -> Iterator
     tag = _tag(el)
     norms = residue_normalizations(target)
     ctx_q = _q(relative)
+    if tag in _HEADINGS:
+        heads = ctx.xpath(ctx_q(f"{pfx}{_ANY_HEADING}"))
+        if isinstance(heads, list) and el in heads:
+            k = heads.index(el) + 1
+            for nz in norms:
+                yield XCandidate(
+                    f"{pfx}{_ANY_HEADING}[{k}]{suffix}",
+                    "structure",
+                    Anchor("structure"),
+                    nz,
+                    0 if k == 1 else 1,
+                )
     all_tag = ctx.xpath(ctx_q(f"{pfx}{tag}"))
     if isinstance(all_tag, list) and el in all_tag:
         k = all_tag.index(el) + 1
@@ -582,9 +613,14 @@ def generate_candidates(
             c,
             penalty=penalty,
             demerit=demerit,
-            positional=c.positional + (
-                1 if target.mode == "text" and (target.text_index or 1) > 1 and
-                c.xpath.endswith(nth_text) else 0),
+            positional=c.positional
+            + (
+                1
+                if target.mode == "text"
+                and (target.text_index or 1) > 1
+                and c.xpath.endswith(nth_text)
+                else 0
+            ),
         )
         for c in out
     ]

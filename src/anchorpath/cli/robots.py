@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -21,11 +20,12 @@ def robots_group() -> None:
     """Inspect robots.txt decisions the way the fetcher makes them."""
 
 
-def _urls(args: Iterable[str]) -> list[str]:
+def _urls(args: tuple[str, ...]) -> list[str]:
+    """URL arguments, plus stdin lines when no URL is given (or ``-`` is)."""
     urls = [u for u in args if u != "-"]
-    if not urls or "-" in args:
-        if sys.stdin is not None and not sys.stdin.isatty():
-            urls += [line.strip() for line in sys.stdin if line.strip()]
+    wants_stdin = not urls or "-" in args
+    if wants_stdin and sys.stdin is not None and not sys.stdin.isatty():
+        urls += [line.strip() for line in sys.stdin if line.strip()]
     return urls
 
 

@@ -60,7 +60,10 @@ Structural signals weigh heavily; they are not averaged away with the value feat
 
 * an anchor label (``FieldSpec.anchor`` of kind ``label-text``) present on ≥ 80 % of the
   baseline's pages but on at most half of this run's pages scores :data:`HARD_SCORE` for its
-  field (otherwise a binomial test on the presence share);
+  field once the field's values corroborate it (value score ≥ 1, or mostly empty); with values
+  that still look normal (a fallback XPath carrying the field) it adds 2 to the field's score —
+  a 100:1 likelihood ratio, so any mild value evidence tips the verdict (a partial loss is a
+  binomial test on the presence share);
 * record-root collapse — the mean record-root match count per page falls below a quarter of the
   baseline's or most pages match none — scores :data:`HARD_SCORE` for every field of the page
   type (a record-root count growing fourfold likewise: the root now matches the wrong nodes);
@@ -110,6 +113,11 @@ __all__ = [
 DRIFT_THRESHOLD = 2.5
 #: Score given to structural breaks (anchor label gone, record-root collapse).
 HARD_SCORE = 12.0
+#: A lost anchor label is decisive (HARD_SCORE) once the field's values corroborate it with at
+#: least this score (or the field is mostly empty); otherwise it adds ANCHOR_WEIGHT (a 100:1
+#: likelihood ratio) to the field's score.
+ANCHOR_CORROBORATION = 1.0
+ANCHOR_WEIGHT = 2.0
 #: Features scoring at least this are listed as evidence even when the field passes.
 EVIDENCE_SCORE = 1.5
 #: How many distinct shape signatures a field keeps (the rest are counted as "other").
@@ -739,12 +747,18 @@ def check_drift(
                 )
                 share = fcur.anchor_present / fcur.anchor_pages
                 if base_share >= 0.8 and share <= 0.5:
-                    score = max(score, HARD_SCORE)
-                    evidence.insert(
-                        0,
+                    line = (
                         f"{key}: anchor label missing on {fcur.anchor_pages - fcur.anchor_present}"
-                        f"/{fcur.anchor_pages} pages (baseline present on {base_share:.0%})",
+                        f"/{fcur.anchor_pages} pages (baseline present on {base_share:.0%})"
                     )
+                    if score >= ANCHOR_CORROBORATION or fcur.empty_ratio >= 0.5:
+                        score = max(score, HARD_SCORE)
+                    else:
+                        # The values still look like the baseline (a fallback XPath, or an
+                        # XPath that never needed the label): heavy evidence, not a verdict.
+                        score += ANCHOR_WEIGHT
+                        line += "; the values still look normal"
+                    evidence.insert(0, line)
                 else:
                     feat = _share_test(
                         "anchor",

@@ -20,6 +20,7 @@ Policy summary (see the issue "polite fetcher" for the reasons):
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import queue
@@ -27,7 +28,7 @@ import random
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -168,9 +169,20 @@ class _OriginState:
 class _NetworkError(Exception):
     """Internal: a retryable transport failure (timeout, connection, DNS)."""
 
-    def __init__(self, message: str, raw: _Raw | None = None) -> None:
+    def __init__(
+        self, message: str, raw: _Raw | None = None, *, connect_failed: bool = False
+    ) -> None:
         super().__init__(message)
         self.raw = raw
+        self.connect_failed = connect_failed
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 class PoliteFetcher:
@@ -340,13 +352,15 @@ class PoliteFetcher:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
-        """Close the HTTP client, the browser (if launched) and the cache."""
+        """Close the HTTP client, the browser (if launched), the WARC writer and the cache."""
         if self._closed:
             return
         self._closed = True
         self._client.close()
         if self._browser is not None:
             self._browser.close()
+        if self.warc is not None:
+            self.warc.close()  # idempotent, so a caller's own ``with WarcWriter(...)`` is fine
         if self._own_store:
             self.store.close()
 
@@ -507,9 +521,7 @@ class PoliteFetcher:
         return True
 
     def _fetch_robots(self, state: _OriginState, deadline: float) -> None:
-        origin = state.gate.origin
-        url = origin.replace(":443", "") if origin.startswith("https://") else origin
-        url = (url.replace(":80", "") if url.startswith("http://") else url) + "/robots.txt"
+        url = _robots_url(state.gate.origin)
         current = url
         detail = ""
         for _hop in range(self.config.max_redirects + 1):
@@ -828,7 +840,7 @@ class PoliteFetcher:
             with self._global:
                 started = self._clock()
                 try:
-                    raw, truncated = self._send(url, extra_headers, started)
+                    raw, truncated = self._send_pinned(url, addresses, extra_headers, started)
                 except _NetworkError as exc:
                     ended = self._clock()
                     ticket.record(started=started, ended=ended, ok=False)
@@ -850,6 +862,8 @@ class PoliteFetcher:
                         self._archive(exc.raw, extra_headers, addresses, "length")
                     raise
             ticket.record(started=raw.started, ended=raw.ended, ok=200 <= raw.status < 400)
+            if kind == "robots":
+                gate.next_reason = "robots"  # the next request waits because robots.txt went first
         self.counters.add("requests")
         if kind == "robots":
             self.counters.add("robots_requests")
@@ -880,13 +894,51 @@ class PoliteFetcher:
             )
         return raw
 
+    def _send_pinned(
+        self,
+        url: str,
+        addresses: Sequence[str],
+        extra_headers: Mapping[str, str],
+        started: float,
+    ) -> tuple[_Raw, str | None]:
+        """Connect to an address that passed the safety check, not to a fresh DNS answer.
+
+        Resolving again inside httpx would let a name flip to a private address between the
+        check and the connection (DNS rebinding). So the request goes to the checked IP with the
+        original ``Host`` header and TLS server name; the next address is tried only when the
+        connection itself fails. IP-literal hosts, and an injected test resolver, need no pin.
+        """
+        parsed = httpx.URL(url)
+        if self._resolver is not None or _is_ip_literal(parsed.host):
+            return self._send(url, url, extra_headers, {}, started)
+        host_header = {"Host": parsed.netloc.decode("ascii")}
+        extensions = {"sni_hostname": parsed.host} if parsed.scheme == "https" else {}
+        candidates = list(dict.fromkeys(addresses))
+        for index, address in enumerate(candidates):
+            target = str(parsed.copy_with(host=address))
+            try:
+                return self._send(
+                    url, target, {**extra_headers, **host_header}, extensions, started
+                )
+            except _NetworkError as exc:
+                if not exc.connect_failed or index == len(candidates) - 1:
+                    raise
+        raise AssertionError("no address to connect to")  # check_address never returns none
+
     def _send(
-        self, url: str, extra_headers: Mapping[str, str], started: float
+        self,
+        url: str,
+        target: str,
+        extra_headers: Mapping[str, str],
+        extensions: Mapping[str, Any],
+        started: float,
     ) -> tuple[_Raw, str | None]:
         cap = self.config.max_response_bytes
         total = self.config.total_timeout
         try:
-            with self._client.stream("GET", url, headers=dict(extra_headers)) as response:
+            with self._client.stream(
+                "GET", target, headers=dict(extra_headers), extensions=dict(extensions)
+            ) as response:
                 pairs = [
                     (k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw
                 ]
@@ -927,6 +979,8 @@ class PoliteFetcher:
                         ) from exc
                 raw = snapshot()
                 return raw, truncated
+        except httpx.ConnectError as exc:
+            raise _NetworkError(f"{url}: {type(exc).__name__}: {exc}", connect_failed=True) from exc
         except httpx.HTTPError as exc:
             raise _NetworkError(f"{url}: {type(exc).__name__}: {exc}") from exc
 
@@ -1116,6 +1170,14 @@ class PoliteFetcher:
             self._on_event(event)
         except Exception:  # a broken observer must not break a polite fetch
             log.exception("on_event callback failed")
+
+
+def _robots_url(origin: str) -> str:
+    """``scheme://host[:port]/robots.txt`` for an origin key, default ports left out."""
+    scheme, _, rest = origin.partition("://")
+    host, _, port = rest.rpartition(":")
+    default = (scheme == "http" and port == "80") or (scheme == "https" and port == "443")
+    return f"{scheme}://{host}{'' if default else ':' + port}/robots.txt"
 
 
 def _with_elapsed(result: FetchResult, elapsed: float) -> FetchResult:

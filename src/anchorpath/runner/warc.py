@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from anchorpath._errors import AnchorpathError, ArchiveError
+from anchorpath._errors import AnchorpathError, ArchiveError, UnsafeRequest
 from anchorpath.runner.safety import decode_body
 
 __all__ = ["WarcReader", "WarcWriter"]
@@ -183,9 +183,12 @@ class WarcReader:
             status = int(http.get_statuscode() or 0)
             headers = {k.lower(): v for k, v in http.headers}
             raw = record.raw_stream.read()
-            body = decode_body(
-                raw, headers.get("content-encoding"), max_bytes=self.max_body_bytes, url=url
-            )
+            try:
+                body = decode_body(
+                    raw, headers.get("content-encoding"), max_bytes=self.max_body_bytes, url=url
+                )
+            except UnsafeRequest:
+                continue  # archived as received (e.g. a compression bomb), never replayed
             yield url, status, headers, body
 
     def rendered(self) -> Iterator[tuple[str, bytes]]:
