@@ -75,24 +75,36 @@ def _is_el(node: object) -> bool:
 
 
 def find_targets(doc: etree._Element, values: Sequence[str]) -> list[etree._Element]:
-    """The deepest elements (outside scripts) whose text contains one of ``values``."""
+    """The elements (outside scripts) whose own text contains one of ``values``; a value split
+    over several inline nodes falls back to the deepest element whose whole text contains it."""
     wanted = [_norm(v) for v in values if _norm(v)]
     body = doc.find("body")
     if body is None or not wanted:
         return []
-    found: list[etree._Element] = []
-    for el in body.iter():
-        if not _is_el(el) or el.tag in _SKIP:
-            continue
-        text = _norm(el.text_content())
-        hits = [w for w in wanted if w in text]
+    found: dict[int, etree._Element] = {}
+    missing = set(wanted)
+    for text in body.xpath(".//text()"):
+        norm = _norm(str(text))
+        hits = [w for w in wanted if w in norm]
         if not hits:
             continue
-        # Deepest: no element child contains the same value.
-        if any(_is_el(c) and any(w in _norm(c.text_content()) for w in hits) for c in el):
+        owner = text.getparent()
+        el = owner.getparent() if getattr(text, "is_tail", False) else owner
+        if el is None or not _is_el(el) or el.tag in _SKIP:
             continue
-        found.append(el)
-    return found
+        found.setdefault(id(el), el)
+        missing.difference_update(hits)
+    if missing:  # values spread over inline children: the slow whole-text search
+        for el in body.iter():
+            if not _is_el(el) or el.tag in _SKIP:
+                continue
+            text = _norm(el.text_content())
+            hits = [w for w in missing if w in text]
+            if hits and not any(
+                _is_el(c) and any(w in _norm(c.text_content()) for w in hits) for c in el
+            ):
+                found.setdefault(id(el), el)
+    return list(found.values())
 
 
 def _ancestors(el: etree._Element) -> list[etree._Element]:

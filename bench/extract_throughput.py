@@ -457,18 +457,22 @@ def main() -> int:
         fn(pages)
     # CPU time of this process (pinned to one core), not wall time: on a shared machine, time
     # spent waiting for the core is someone else's work. Contenders take turns every few pages
-    # (not every pass), so what load remains (cache pollution) hits all of them alike; a
-    # repetition's time is the sum of its chunks.
+    # (not every pass) in a rotating order, so what load remains (cache pollution) hits all of
+    # them alike; a repetition's time is the sum of its chunks.
     chunks = [pages[i : i + args.chunk] for i in range(0, len(pages), args.chunk)]
     times: dict[str, list[float]] = {name: [] for name, _fn in contenders}
     for _rep in range(args.reps):
         total = dict.fromkeys(times, 0.0)
-        gc.collect()
-        for chunk in chunks:
-            for name, fn in contenders:
+        for c, chunk in enumerate(chunks):
+            # Rotate who goes first: whoever follows BeautifulSoup finds the caches cold.
+            k = c % len(contenders)
+            for name, fn in contenders[k:] + contenders[:k]:
                 t0 = time.process_time()
                 fn(chunk)
                 total[name] += time.process_time() - t0
+                # BeautifulSoup trees are cyclic: collect them here, untimed, instead of in
+                # whichever contender's turn the collector happens to fire.
+                gc.collect()
         for name, t in total.items():
             times[name].append(t)
 

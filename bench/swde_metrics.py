@@ -140,6 +140,7 @@ class FieldScore:
     gold: int = 0
     correct: int = 0
     correct_exact: int = 0
+    correct_pages: set[str] = field(default_factory=set)  # top-1 correct, for fragility
     failures: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
     exact_failures: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
 
@@ -153,6 +154,8 @@ class FieldScore:
         exact = page_correct(predicted, gold, self.attribute)
         self.correct += ok
         self.correct_exact += exact
+        if ok:
+            self.correct_pages.add(page)
         case = (page, [str(x) for x in predicted], [str(x) for x in gold])
         if not ok and (p or g) and len(self.failures) < keep:
             self.failures.append(case)

@@ -165,7 +165,7 @@ def test_bad_inputs() -> None:
 def test_list_field_jsonld_and_typed_fields_extract() -> None:
     seeds, ex = [], {}
     for i in range(3):
-        tags = [f"tag{i}{k}" for k in range(i + 1)]  # one, two, three items
+        tags = [f"tag{i}-{k}" for k in range((1, 8, 9)[i])]  # one item, then many
         html = (
             "<html><head><script type='application/ld+json'>"
             f'{{"@type": "Product", "sku": "SKU-{i}"}}</script></head><body>'

@@ -317,3 +317,10 @@ def test_seed_uses_runs_stored_in_the_selector_file() -> None:
     sf = SelectorFile.from_dict({**SELECTOR.to_dict(), "baseline": {"runs": [stored]}})
     base = seed_baseline(sf, make_records(0, 5))
     assert len(base) == 2 and base[0] == RunStats.from_dict(stored) and base[1].seeded
+
+
+def test_page_type_without_pages_this_run_is_not_judged() -> None:
+    base = baseline_days()
+    stats = field_stats([], PAGE_TYPE, [])  # e.g. no detail page needed a visit today
+    result = check_drift(stats, base)
+    assert result.verdict == "ok" and any("not judged" in n for n in result.notes)

@@ -20,6 +20,12 @@ RUNNER_MODULES = [
     "anchorpath.runner.simhash",
     "anchorpath.runner.changerate",
     "anchorpath.runner.validate",
+    # what the pipeline loads lazily while it runs
+    "anchorpath.runner.fetch",
+    "anchorpath.runner.warc",
+    "anchorpath.runner.drift",
+    "anchorpath.runner.report",
+    "anchorpath.runner.bundle",
 ]
 
 

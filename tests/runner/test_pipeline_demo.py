@@ -188,3 +188,18 @@ def test_kill_9_then_resume_gives_the_uninterrupted_database(tmp_path: Path) -> 
     total = data["counts"]["pages"]
     fetched_again = data["fetch"].get("ok_2xx", 0)
     assert fetched_again <= total - archived_before
+
+
+@pytest.mark.slow
+def test_anchorpath_demo_shows_three_days() -> None:
+    from click.testing import CliRunner
+
+    from anchorpath.cli import main
+
+    result = CliRunner().invoke(main, ["demo"], env={"COLUMNS": "120"})
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "Day 1" in out and "Day 2" in out and "Day 3" in out
+    assert out.count("exactly the demo's expected events") == 2
+    assert "withdrawn" in out and "changed" in out
+    assert "alert bundle:" in out and "anchorpath author repair mfds-dmf --bundle" in out

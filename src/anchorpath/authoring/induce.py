@@ -9,6 +9,7 @@ record root induced from the example records (``records.py``) and field XPaths r
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +27,6 @@ from anchorpath.authoring.ground import (
     Target,
     consistent_targets,
     ground_value,
-    itext,
     norm,
 )
 from anchorpath.authoring.mutate import mutate_tree
@@ -314,6 +314,44 @@ def _field_report(
     )
 
 
+def _reads_markup(xpath: str, contexts: Sequence[etree._Element]) -> bool:
+    """Whether the XPath returns an element with child elements (e.g. ``<br>``) anywhere."""
+    xp = compiled(xpath)
+    if xp is None:
+        return False
+    for ctx in contexts:
+        res = xp(ctx)
+        if isinstance(res, list) and any(
+            isinstance(r, etree._Element) and any(isinstance(c.tag, str) for c in r) for r in res
+        ):
+            return True
+    return False
+
+
+def _finalize(rep: FieldReport, ftype: str, contexts: Sequence[etree._Element]) -> FieldReport:
+    """Read elements with markup inside as ``normalize-space(…)``: the same text the runner
+    would coerce them to, without an ExtractionWarning on every page. Verification already
+    checked the unwrapped path's cardinality."""
+    if ftype == "list" or rep.xpath is None:
+        return rep
+
+    def wrap(x: str) -> str:
+        return f"normalize-space({x})" if _reads_markup(x, contexts) else x
+
+    return replace(rep, xpath=wrap(rep.xpath), fallbacks=tuple(wrap(x) for x in rep.fallbacks))
+
+
+def _same_everywhere(fname: str, values: Sequence[Any]) -> list[str]:
+    given = [json.dumps(v, ensure_ascii=False) for v in values if v]
+    if len(given) > 1 and len(set(given)) == 1:
+        return [
+            f"field {fname!r}: the example value is the same on every seed; verification "
+            "cannot tell an XPath for the field from one for that constant (add a seed with "
+            "another value)"
+        ]
+    return []
+
+
 def _spec(f: FieldRequest, rep: FieldReport, examples: list[Any]) -> FieldSpec:
     anchor = rep.anchor
     if anchor is not None and anchor.kind == "label-text" and not anchor.value:
@@ -375,6 +413,8 @@ def _author_detail(
     problems: list[str] = []
     grounded: dict[str, list[list[Target]]] = {}
     wants: dict[str, list[Any]] = {}
+    # (field, seed index) -> targets of each value of a list field, in value order
+    list_targets: dict[tuple[str, int], list[list[Target]]] = {}
     for f in fields:
         per_seed: list[list[Target]] = []
         values: list[Any] = []
@@ -391,11 +431,11 @@ def _author_detail(
                 continue
             try:
                 if isinstance(want, list):
-                    ts = [
-                        t
-                        for v in want
-                        for t in ground_value(ix, v, field=f.name, page=s.source, ftype=f.type)
+                    per_value = [
+                        ground_value(ix, v, field=f.name, page=s.source, ftype=f.type) for v in want
                     ]
+                    list_targets[(f.name, len(per_seed))] = per_value
+                    ts = [t for vs in per_value for t in vs]
                 else:
                     ts = ground_value(ix, want, field=f.name, page=s.source, ftype=f.type)
             except GroundingError as exc:
@@ -411,7 +451,8 @@ def _author_detail(
             problems.append(f"field {f.name!r}: no example value on any seed; left out")
             continue
         present = [i for i, v in enumerate(values) if v]
-        kept, notes = consistent_targets([per_seed[i] for i in present])
+        limit = 6 * max((len(v) for v in values if isinstance(v, list)), default=1)
+        kept, notes = consistent_targets([per_seed[i] for i in present], limit=limit)
         full: list[list[Target]] = [[] for _ in seeds]
         for i, ts in zip(present, kept, strict=True):
             full[i] = ts
@@ -442,13 +483,24 @@ def _author_detail(
         values = wants[f.name]
         cands: dict[tuple[str, Normalize], tuple[XCandidate, set[int]]] = {}
         for i, ts in enumerate(per_seed_t):
-            for t in _dedupe_targets(ts, f.type == "list"):
-                for c in _generate(t, docs[i], values[i], f.type, ts):
-                    key = (c.xpath, c.normalize)
-                    if key in cands:
-                        cands[key][1].add(i)
-                    else:
-                        cands[key] = (c, {i})
+            if f.type == "list":
+                keep = set(map(id, ts))  # structurally consistent targets only
+                per_value = [
+                    [t for t in vs if id(t) in keep] or vs
+                    for vs in list_targets.get((f.name, i), [])
+                ]
+                generated = _list_candidates(per_value, docs[i])
+            else:
+                vn = norm(values[i]) if isinstance(values[i], str) else ""
+                generated = [
+                    c for t in ts[:4] for c in generate_candidates(t, docs[i], value_norm=vn)
+                ]
+            for c in generated:
+                key = (c.xpath, c.normalize)
+                if key in cands:
+                    cands[key][1].add(i)
+                else:
+                    cands[key] = (c, {i})
         ftype = f.type
         seed_exps = [
             [Expectation(docs[i], values[i] or None, ftype, seeds[i].url)]
@@ -479,62 +531,32 @@ def _author_detail(
         )
         problems += list(rep.problems)
         reports[f.name] = rep
+        rep = _finalize(rep, f.type, docs)
+        rep = replace(rep, problems=rep.problems + tuple(_same_everywhere(f.name, values)))
+        problems += list(rep.problems[-1:]) if _same_everywhere(f.name, values) else []
+        reports[f.name] = rep
         specs[f.name] = _spec(f, rep, [v for v in values if v])
     return specs, reports, problems
 
 
-def _dedupe_targets(ts: Sequence[Target], is_list: bool) -> list[Target]:
-    if is_list:
-        return list(ts)
-    return list(ts)[:4]
-
-
-def _generate(
-    t: Target, doc: etree._Element, value: Any, ftype: str, all_targets: Sequence[Target]
-) -> list[XCandidate]:
-    if ftype == "list" and isinstance(value, list):
-        return _list_candidates(all_targets, doc, value)
-    vn = norm(value) if isinstance(value, str) else ""
-    return generate_candidates(t, doc, relative=False, value_norm=vn)
-
-
 def _list_candidates(
-    targets: Sequence[Target], doc: etree._Element, values: list[str]
+    per_value: Sequence[Sequence[Target]], doc: etree._Element
 ) -> list[XCandidate]:
-    """A list field: the item nodes are generalised like record roots."""
-    items: list[Target] = []
-    for v in values:
-        t = next((t for t in targets if _target_matches(t, v) and t not in items), None)
-        if t is None:
-            return []
-        items.append(t)
-    if not items:
+    """A list field: its item nodes (one per value) are generalised like record roots."""
+    if not per_value or not all(per_value):
         return []
-    suffix = value_suffix(items[0])
+    first = per_value[0][0]
+    items = [first]
+    for vs in per_value[1:]:
+        # Prefer the item read the same way and with the same tag as the first one.
+        same = [t for t in vs if t.mode == first.mode and t.element.tag == first.element.tag]
+        items.append((same or list(vs))[0])
+    suffix = value_suffix(first)
     out = []
     for rc in root_candidates([t.element for t in items]):
-        out.append(
-            XCandidate(
-                rc.xpath + suffix,
-                rc.kind,
-                Anchor(
-                    "structure"
-                    if rc.kind == "structure"
-                    else "attribute"
-                    if rc.kind != "label-text"
-                    else "label-text"
-                ),
-                Normalize(),
-                rc.positional,
-            )
-        )
+        anchor = Anchor("structure") if rc.kind == "structure" else None
+        out.append(XCandidate(rc.xpath + suffix, rc.kind, anchor, Normalize(), rc.positional))
     return out
-
-
-def _target_matches(t: Target, v: str) -> bool:
-    if t.mode == "attr":
-        return norm(t.element.get(t.attr or "") or "") == norm(v)
-    return norm(itext(t.element)) == norm(v) or t.mode == "text"
 
 
 # -- list pages ---------------------------------------------------------------------------------
@@ -723,6 +745,11 @@ def _author_list(
                 raise AuthoringError(probs[0])
             continue
         flat = [v for i in range(len(seeds)) for v in values[i][f.name] if v]
+        rep = _finalize(rep, f.type, [r for rr in roots for r in rr])
+        same = _same_everywhere(f.name, flat)
+        rep = replace(rep, problems=rep.problems + tuple(same))
+        problems += same
+        reports[f.name] = rep
         specs[f.name] = _spec(f, rep, flat)
     return root_xpath, specs, reports, problems
 

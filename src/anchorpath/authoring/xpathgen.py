@@ -156,7 +156,10 @@ class XCandidate:
 
     @property
     def prior(self) -> tuple[int, int, int]:
-        return (KIND_RANK.get(self.kind, 9) + self.penalty, self.positional, len(self.xpath))
+        # Class anchors rank after ids, attributes and labels: classes are styling and often
+        # encode the value itself (``stat_ok``), which three seeds with one value cannot reveal.
+        cls = 1 if self.anchor is not None and self.anchor.attribute == "class" else 0
+        return (KIND_RANK.get(self.kind, 9) + self.penalty + cls, self.positional, len(self.xpath))
 
 
 def _tag(el: etree._Element) -> str:

@@ -29,6 +29,8 @@ _VERDICT_STYLE = {
     "error": "bold red",
 }
 _MAX_EVENT_ROWS = 25
+_MAX_NEW_ROWS = 8
+_MAX_DRIFT_ROWS = 6
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -119,14 +121,19 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         ev_table.add_column("key")
         ev_table.add_column("what changed")
         style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
-        for ev in result.events[:_MAX_EVENT_ROWS]:
+        # Every change and withdrawal is shown; a first run's wall of "new" is cut short.
+        shown = [e for e in result.events if e.kind != "new"]
+        news = [e for e in result.events if e.kind == "new"]
+        shown = news[:_MAX_NEW_ROWS] + shown
+        for ev in shown[:_MAX_EVENT_ROWS]:
             what = "; ".join(
                 f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
             )
             ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", ev.key, what)
         console.print(ev_table)
-        if len(result.events) > _MAX_EVENT_ROWS:
-            console.print(f"… and {len(result.events) - _MAX_EVENT_ROWS} more (see the report)")
+        hidden = len(result.events) - min(len(shown), _MAX_EVENT_ROWS)
+        if hidden > 0:
+            console.print(f"… and {hidden} more (see the report)")
     if result.verdict == "ok" and not result.complete:
         console.print(
             "[yellow]incomplete crawl: no record was marked withdrawn[/] "
@@ -135,10 +142,15 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     if result.reason and result.verdict != "ok":
         console.print(f"[bold]{result.verdict}[/]: {result.reason}")
     if result.drift and result.verdict == "drift":
-        for name, evidence in sorted((result.drift.get("fields") or {}).items()):
-            console.print(f"  [red]{name}[/]: {'; '.join(evidence[:2])}")
+        fields = sorted((result.drift.get("fields") or {}).items())
+        for name, evidence in fields[:_MAX_DRIFT_ROWS]:
+            first = evidence[0] if evidence else ""
+            first = first.removeprefix(f"{name}: ")  # the gate repeats the field name
+            console.print(f"  [red]{name}[/]: {_short(first, 110)}")
+        if len(fields) > _MAX_DRIFT_ROWS:
+            console.print(f"  … {len(fields) - _MAX_DRIFT_ROWS} more fields (see alert.json)")
         for line in (result.drift.get("structural") or [])[:3]:
-            console.print(f"  [red]structure[/]: {line}")
+            console.print(f"  [red]structure[/]: {_short(line, 110)}")
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")
         console.print(
@@ -279,8 +291,8 @@ def run_demo(
 
     ``server(day)`` is a context manager yielding an object with ``base_url`` (the demo
     server); ``check(day_from, day_to, result)`` may return a line comparing the run's events
-    with the demo's ground truth. Politeness is fast (``min_delay``) and loopback is allowed:
-    the demo server is ours.
+    with the demo's ground truth (``day_from`` is the last accepted day, 0 before the first).
+    Politeness is fast (``min_delay``) and loopback is allowed: the demo server is ours.
     """
     settings = load_settings()
     fast = replace(
@@ -313,8 +325,8 @@ def run_demo(
             started = time.monotonic()
             result = execute_run(options, console, fetcher_factory=_demo_fetcher)
         print_summary(result, console, elapsed=time.monotonic() - started)
-        if check is not None and previous is not None:
-            line = check(previous, day, result)
+        if check is not None:
+            line = check(previous or 0, day, result)
             if line:
                 console.print(line)
         code = result.exit_code

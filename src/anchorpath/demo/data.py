@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import itertools
 import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 __all__ = [
     "DAY1_COUNT",
@@ -51,8 +51,8 @@ __all__ = [
     "expected_events",
     "expected_records",
     "fingerprint",
-    "reference_simhash_distances",
     "records_for_day",
+    "reference_simhash_distances",
     "template_for_day",
 ]
 
@@ -408,7 +408,7 @@ def _rng(*parts: object) -> random.Random:
 
 def _remarks(rng: random.Random, ingredient_ko: str, manufacturer: str) -> str:
     first = _REMARK_SENTENCES[0]
-    rest = rng.sample(_REMARK_SENTENCES[1:], 10)
+    rest = rng.sample(_REMARK_SENTENCES[1:], 12)
     text = " ".join([first, *rest])
     return text.format(ingredient_ko=ingredient_ko, manufacturer=manufacturer)
 
@@ -455,20 +455,22 @@ def _day1() -> list[Record]:
     return records
 
 
-def _features(text: str) -> dict[str, list[str]]:
-    # Feature sets of the usual SimHash implementations: words, white-space tokens, word
-    # bigrams, character 3- and 4-grams (on whitespace-normalised text, as extracted).
+_SIMHASH_ALGOS = ("md5", "blake2b", "sha256")
+
+
+def _features(text: str) -> dict[str, Counter[str]]:
+    # Feature multisets of the usual SimHash implementations: words, white-space tokens and
+    # character 3- and 4-grams, on whitespace-normalised text (as the extractor yields it).
     t = " ".join(text.split())
-    ws = t.split()
     return {
-        "words": re.findall(r"\w+", t.lower()),
-        "ws": ws,
-        "w2": [f"{a} {b}" for a, b in itertools.pairwise(ws)],
-        "c3": [t[i : i + 3] for i in range(len(t) - 2)],
-        "c4": [t[i : i + 4] for i in range(len(t) - 3)],
+        "words": Counter(re.findall(r"\w+", t.lower())),
+        "ws": Counter(t.split()),
+        "c3": Counter(t[i : i + 3] for i in range(len(t) - 2)),
+        "c4": Counter(t[i : i + 4] for i in range(len(t) - 3)),
     }
 
 
+@lru_cache(maxsize=65536)
 def _bits(feature: str, algo: str) -> tuple[int, ...]:
     digest = hashlib.new(algo, feature.encode("utf-8")).digest()[:8]
     x = int.from_bytes(digest, "big")
@@ -478,32 +480,46 @@ def _bits(feature: str, algo: str) -> tuple[int, ...]:
 def _weights(features: Counter[str], algo: str) -> list[int]:
     v = [0] * 64
     for feature, n in features.items():
-        for i, b in enumerate(_bits(feature, algo)):
-            v[i] += n * b
+        v = [w + n * b for w, b in zip(v, _bits(feature, algo), strict=True)]
     return v
 
 
-def reference_simhash_distances(before: str, after: str) -> list[int]:
-    """64-bit SimHash Hamming distances between two texts under 15 common schemes.
+class _SimhashProbe:
+    """SimHash weight vectors of one text, to score small edits of it cheaply."""
 
-    Schemes: features = words / white-space tokens / word bigrams / character 3-grams /
-    4-grams (of the whitespace-normalised text) × feature hash = md5 / blake2b / sha256
-    (first 8 bytes). Used to pick trivial edits any reasonable SimHash calls near-duplicates.
+    def __init__(self, text: str) -> None:
+        self.features = _features(text)
+        self.weights = {
+            (scheme, algo): _weights(counter, algo)
+            for scheme, counter in self.features.items()
+            for algo in _SIMHASH_ALGOS
+        }
+
+    def distances(self, other: str) -> list[int]:
+        out: list[int] = []
+        for scheme, cb in _features(other).items():
+            ca = self.features[scheme]
+            added, removed = cb - ca, ca - cb
+            for algo in _SIMHASH_ALGOS:
+                va = self.weights[(scheme, algo)]
+                vb = list(va)
+                # Only the features that differ move the weights.
+                for feature, n in added.items():
+                    vb = [w + n * b for w, b in zip(vb, _bits(feature, algo), strict=True)]
+                for feature, n in removed.items():
+                    vb = [w - n * b for w, b in zip(vb, _bits(feature, algo), strict=True)]
+                out.append(sum((x > 0) != (y > 0) for x, y in zip(va, vb, strict=True)))
+        return out
+
+
+def reference_simhash_distances(before: str, after: str) -> list[int]:
+    """64-bit SimHash Hamming distances between two texts under 12 common schemes.
+
+    Features = words / white-space tokens / character 3-grams / 4-grams (of the
+    whitespace-normalised text) × feature hash = md5 / blake2b / sha256 (first 8 bytes).
+    Used to pick trivial edits that any reasonable SimHash calls near-duplicates.
     """
-    fa, fb = _features(before), _features(after)
-    out: list[int] = []
-    for scheme in fa:
-        ca, cb = Counter(fa[scheme]), Counter(fb[scheme])
-        for algo in ("md5", "blake2b", "sha256"):
-            va = _weights(ca, algo)
-            vb = list(va)
-            # Only the features that differ move the weights: cheap for a small edit.
-            for feature, n in (cb - ca).items():
-                vb = [w + n * b for w, b in zip(vb, _bits(feature, algo), strict=True)]
-            for feature, n in (ca - cb).items():
-                vb = [w - n * b for w, b in zip(vb, _bits(feature, algo), strict=True)]
-            out.append(sum((x > 0) != (y > 0) for x, y in zip(va, vb, strict=True)))
-    return out
+    return _SimhashProbe(before).distances(after)
 
 
 def _trivial_edit(text: str) -> str:
@@ -515,14 +531,15 @@ def _trivial_edit(text: str) -> str:
     :func:`reference_simhash_distances` is used, so any reasonable SimHash sees a
     near-duplicate (distance ≤ 3; checked in tests/demo/test_data.py).
     """
-    candidates = [text + "."]
+    candidates = [text + ".", text + " ."]
     for m in re.finditer(r"다\. ", text):
         at = m.start()
         candidates.append(text[:at] + "다.. " + text[at + 3 :])
         candidates.append(text[:at] + "다 .  " + text[at + 3 :])
+    probe = _SimhashProbe(text)
     scored = []
     for i, cand in enumerate(candidates):
-        dists = reference_simhash_distances(text, cand)
+        dists = probe.distances(cand)
         scored.append((max(dists), sum(dists), i))
     return candidates[min(scored)[2]]
 

@@ -1,7 +1,7 @@
 """Checkpoint / resume of a run.
 
 After every page the pipeline writes ``<run_dir>/checkpoint.json`` atomically (temp file,
-fsync, rename, fsync of the directory), so after ``kill -9`` at any instant the file holds
+fsync, rename), so after ``kill -9`` at any instant the file holds
 either the previous or the new progress, never half of one. It holds the crawl state (frontier,
 done pages, skips), the records and page signals gathered so far, and the WARC segments of the
 run.
@@ -96,12 +96,9 @@ def save_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        # No fsync of the directory: if a power cut loses the rename, the previous checkpoint
+        # is still complete, and the pages archived since are replayed from the WARC.
         os.replace(tmp, path)
-        dir_fd = os.open(run_dir, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
     except OSError as exc:
         raise RunError(f"{path}: cannot write the checkpoint: {exc}") from exc
     return path

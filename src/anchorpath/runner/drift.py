@@ -723,6 +723,11 @@ def check_drift(
         if not base_pts:
             result.notes.append(f"page type {pt_name!r} has no baseline yet")
             continue
+        if cur.pages == 0 and cur.records == 0:
+            # No page of this type was visited (say, no detail page needed a visit today):
+            # absence of evidence, not a broken selector.
+            result.notes.append(f"page type {pt_name!r}: no pages this run, not judged")
+            continue
         s_score, s_evidence = _structural(pt_name, cur, base_pts)
         result.structural += s_evidence
         for fname, fcur in cur.fields.items():

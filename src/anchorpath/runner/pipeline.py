@@ -555,7 +555,11 @@ class _Run:
                 drift_dict = drift_obj.to_dict()
             verdict = "drift" if drift_obj is not None and drift_obj.verdict == "drift" else "ok"
             if verdict == "drift":
-                result.reason = "drift: " + ", ".join(sorted(drift_obj.fields) or ["structure"])
+                names = sorted(drift_obj.fields) or ["page structure"]
+                more = f" and {len(names) - 6} more" if len(names) > 6 else ""
+                result.reason = f"{len(names)} field(s) off the baseline: " + (
+                    ", ".join(names[:6]) + more
+                )
         result.drift = drift_dict
 
         finished = _now()
@@ -654,10 +658,13 @@ class _Run:
             drift_obj = drift.DriftResult("ok", 0.0)
         if drift_obj is None:
             return None
+        # Name fields as the drift gate does: ``page_type.field`` when several page types ran.
+        qualify = len({r["page_type"] for r in invalid}) > 1 or len(self.sf.page_types) > 1
         by_field: dict[str, int] = {}
         for r in invalid:
             for p in r["schema_problems"]:
                 name = p.split(":", 1)[0]
+                name = f"{r['page_type']}.{name}" if qualify else name
                 by_field[name] = by_field.get(name, 0) + 1
         for name, n in sorted(by_field.items()):
             drift_obj.fields.setdefault(name, []).append(

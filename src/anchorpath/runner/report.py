@@ -90,12 +90,16 @@ def _field_summary(d: Mapping[str, Any]) -> dict[str, float | None]:
     }
 
 
-def _fields_of(stats: Mapping[str, Any] | None) -> dict[str, dict[str, float | None]]:
-    """``{field or page_type.field: summary}`` of one serialised RunStats."""
+def _fields_of(
+    stats: Mapping[str, Any] | None, qualify: bool | None = None
+) -> dict[str, dict[str, float | None]]:
+    """``{field or page_type.field: summary}`` of one serialised RunStats (names qualified
+    when it has several page types, or as ``qualify`` says: history follows the current run)."""
     if not stats:
         return {}
     pts = stats.get("page_types", {})
-    qualify = len(pts) > 1
+    if qualify is None:
+        qualify = len(pts) > 1
     out = {}
     for pt_name, pt in pts.items():
         for fname, fd in pt.get("fields", {}).items():
@@ -146,11 +150,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         f"**Verdict: {summary.get('verdict', '?')}**",
         "",
     ]
-    meta = [
-        (k, summary.get(k))
-        for k in _META
-        if summary.get(k) is not None
-    ]
+    meta = [(k, summary.get(k)) for k in _META if summary.get(k) is not None]
     lines += [f"- {k}: {v}" for k, v in meta]
     counts = summary.get("counts") or {}
     if counts:
@@ -251,6 +251,14 @@ def _sparkline(values: Sequence[float | None], width: int = 110, height: int = 2
     )
 
 
+def _baseline_note(values: Sequence[float | None]) -> str:
+    """The baseline's mean of one statistic, shown small under this run's value."""
+    xs = [v for v in values if v is not None]
+    if not xs:
+        return ""
+    return f'<br><span class="ev">base {_h(round(sum(xs) / len(xs), 3))}</span>'
+
+
 def _h(v: Any) -> str:
     return html.escape(_fmt(v) if not isinstance(v, str) else v)
 
@@ -292,21 +300,27 @@ def render_html(summary: Mapping[str, Any]) -> str:
         out += [f'<p class="ev">{html.escape(str(s))}</p>' for s in drift.get("notes") or []]
 
     current = _fields_of(summary.get("field_stats"))
-    history = [_fields_of(h) for h in summary.get("baseline_history") or []]
+    current_stats = summary.get("field_stats") or {}
+    qualify = len(current_stats.get("page_types", {})) > 1
+    history = [_fields_of(h, qualify) for h in summary.get("baseline_history") or []]
     if current:
         scores = drift.get("field_scores") or {}
         flagged = drift.get("fields") or {}
         out.append("<h2>Field statistics against the baseline</h2>")
         out.append(
-            "<p class=ev>Each plot shows the baseline runs (oldest first) and this run "
-            "(red dot).</p>"
+            "<p class=ev>Under each value: the mean over the baseline runs. Each plot shows "
+            "the baseline runs (oldest first) and this run (red dot); hover for the values.</p>"
         )
         head = "".join(f"<th>{html.escape(c[1])}</th>" for c in _COLUMNS)
         plots = "".join(f"<th>{html.escape(p.replace('_', ' '))}</th>" for p in _PLOTTED)
         out.append(f"<table><tr><th>field</th>{head}<th>score</th>{plots}</tr>")
         for fname, s in current.items():
             cls = ' class="bad"' if fname in flagged else ""
-            cells = "".join(f"<td class=n>{_h(s[c[0]])}</td>" for c in _COLUMNS)
+            cells = "".join(
+                f"<td class=n>{_h(s[c[0]])}"
+                f"{_baseline_note([h.get(fname, {}).get(c[0]) for h in history])}</td>"
+                for c in _COLUMNS
+            )
             series = "".join(
                 "<td>"
                 + _sparkline([h.get(fname, {}).get(p) for h in history] + [s.get(p)])

@@ -1,8 +1,14 @@
 """Pure evaluation of a selector file on one page: ``extract(selector_file, html, url)``.
 
-Nothing here fetches. XPaths are compiled once per selector file (cached on the model object),
+Nothing here fetches. XPaths are compiled once per selector file (cached per model object),
 the page is parsed once with lxml, and every value can carry the XPath and node path that
 produced it (``trace=True``).
+
+Speed (see ``bench/extract_throughput.py``): the page parse is the floor. Label-text anchored
+XPaths of a page type are resolved together in one walk of the tree instead of one walk each,
+UTF-8 bytes reach libxml2 without a decode/encode round trip, the ``<base>`` lookup happens only
+when a URL needs it, and the drift signal ``anchors_present`` is computed by ``evaluate_page``
+only (``extract`` returns records and skips it).
 """
 
 from __future__ import annotations
@@ -364,6 +370,8 @@ def _label_index(cpt: _CompiledPageType, doc: etree._Element) -> dict[tuple[str,
 
 def _node_text(item: Any) -> str:
     if isinstance(item, lxml.html.HtmlElement):
+        if not len(item):  # no child nodes: the string-value is the text (an XPath call saved)
+            return item.text or ""
         return str(item.text_content())
     if isinstance(item, etree._Element):
         return "".join(str(t) for t in item.itertext())

@@ -1,0 +1,146 @@
+"""``anchorpath demo``: the bundled demo site (a Korean DMF notice board on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import click
+
+from anchorpath.demo.data import TEMPLATE_CLASSIC, TEMPLATE_RENEWAL, day_date, template_for_day
+from anchorpath.demo.server import MODES, DemoServer
+
+__all__ = ["COMMANDS", "demo_group"]
+
+
+@click.group("demo", invoke_without_command=True)
+@click.pass_context
+def demo_group(ctx: click.Context) -> None:
+    """Serve the bundled demo site and collect it.
+
+    Without a subcommand: start the demo site and run the daily pipeline on it.
+
+    \b
+    Examples:
+      anchorpath demo
+      anchorpath demo serve --day 2
+      anchorpath demo serve --day 3 --port 8765
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    # The pipeline demo: days 1 and 2 (events), then day 3 (template change: drift + bundle).
+    import tempfile
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from anchorpath._errors import AnchorpathError
+    from anchorpath.cli.run import run_demo
+    from anchorpath.demo import (
+        SELECTOR_FILE_NAME,
+        Events,
+        expected_events,
+        records_for_day,
+        selector_text,
+    )
+
+    work = Path(tempfile.mkdtemp(prefix="anchorpath-demo-"))
+    selector = work / "selectors" / SELECTOR_FILE_NAME
+    selector.parent.mkdir(parents=True)
+    selector.write_text(selector_text(), encoding="utf-8")
+    verdicts: dict[int, str] = {}
+
+    def check(day_from: int, day_to: int, result: Any) -> str | None:
+        verdicts[day_to] = result.verdict
+        if result.verdict != "ok":
+            return None
+        if day_from == 0:  # first run: every listed record is new
+            truth = Events(new=tuple(r.reg_no for r in records_for_day(day_to)))
+        else:
+            truth = expected_events(day_from, day_to)
+        got = (
+            {e.key for e in result.events if e.kind == "new"},
+            {e.key: set(e.fields) for e in result.events if e.kind == "changed"},
+            {e.key for e in result.events if e.kind == "withdrawn"},
+        )
+        want = (set(truth.new), {k: set(v) for k, v in truth.changed.items()}, set(truth.withdrawn))
+        if got == want:
+            trivial = (
+                f" (trivial 비고 edits ignored: {', '.join(truth.trivial)})"
+                if truth.trivial
+                else ""
+            )
+            return f"[green]✓ exactly the demo's expected events{trivial}[/]"
+        return "[red]✗ events differ from the demo's ground truth[/]"
+
+    def server(day: int) -> DemoServer:
+        return DemoServer(day=day)
+
+    console = Console()
+    try:
+        run_demo(console, server, selector, state_dir=work / "state", check=check)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    console.print(f"[dim]demo files: {work}[/]")
+    ok = verdicts.get(1) == "ok" and verdicts.get(2) == "ok" and verdicts.get(3) == "drift"
+    ctx.exit(0 if ok else 1)
+
+
+@demo_group.command("serve")
+@click.option(
+    "--day",
+    type=click.IntRange(min=1, max=400),
+    default=1,
+    show_default=True,
+    help="Which day's data to serve (3 = the template-change day).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(min=0, max=65535),
+    default=8765,
+    show_default=True,
+    help="Port on 127.0.0.1 (0 = any free port).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="normal",
+    show_default=True,
+    help="normal, refuse (403), login (login wall) or robots-deny (robots.txt forbids all).",
+)
+@click.option(
+    "--template",
+    type=click.Choice([TEMPLATE_CLASSIC, TEMPLATE_RENEWAL]),
+    default=None,
+    help="Force one template on every day (default: renewal on day 3, classic otherwise).",
+)
+def serve(day: int, port: int, mode: str, template: str | None) -> None:
+    """Serve the demo DMF notice board on 127.0.0.1 until Ctrl-C.
+
+    Day 1 lists 64 records; day 2 adds 3, changes 2 (one only trivially) and withdraws 2;
+    day 3 shows the same data in a redesigned template; later days keep evolving.
+
+    \b
+    Examples:
+      anchorpath demo serve
+      anchorpath demo serve --day 3 --port 0
+      anchorpath demo serve --mode login
+    """
+    server = DemoServer(day=day, port=port, mode=mode, template=template)
+    try:
+        server.start()
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {exc}") from exc
+    shown = template or template_for_day(day)
+    click.echo(f"Demo site (day {day}, {day_date(day)}, {shown} template, mode {mode}):")
+    click.echo(f"  {server.base_url}/dmf/list.do?page=1")
+    click.echo("Press Ctrl-C to stop.")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        click.echo("Stopped.")
+    finally:
+        server.stop()
+
+
+COMMANDS = [demo_group]
