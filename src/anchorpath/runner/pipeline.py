@@ -228,6 +228,12 @@ def _counters(counters: Any) -> dict[str, Any]:
     }
 
 
+def _unreachable(exc: Exception) -> bool:
+    """robots.txt could not be fetched at all (network error, 5xx): RFC 9309 makes that a
+    complete disallow, but for the scheduler the site is down, not refusing us."""
+    return isinstance(exc, RobotsDisallowed) and "unavailable" in str(exc)
+
+
 def _close(obj: Any) -> None:
     close = getattr(obj, "close", None)
     if callable(close):
@@ -410,11 +416,13 @@ class _Run:
                 try:
                     page = self._one_page(item, archive, cp, config, segment, cache_dir)
                 except (OriginBlocked, RobotsDisallowed) as exc:
+                    fetch_errors.append(f"{item.url}: {exc}")
+                    if _unreachable(exc):
+                        # No robots.txt because the site is down: an error, not a refusal.
+                        break
                     if isinstance(exc, OriginBlocked) or item.via in ("start", "url"):
                         blocked = f"{type(exc).__name__}: {exc}"
-                        fetch_errors.append(f"{item.url}: {exc}")
                         break
-                    fetch_errors.append(f"{item.url}: {exc}")
                     page_links: tuple[str | None, tuple[str, ...]] = (None, ())
                 except (FetchError, ExtractionError) as exc:
                     fetch_errors.append(f"{item.url}: {exc}")
