@@ -363,3 +363,47 @@ def test_database_is_wal(tmp_path: Path, selectors_dir: Path) -> None:
     run(selectors_dir, tmp_path / "state", render_site(1))
     db = sqlite3.connect(tmp_path / "state" / "anchorpath.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_committed_run_with_a_leftover_checkpoint_is_not_resumed(
+    tmp_path: Path, selectors_dir: Path
+) -> None:
+    # Killed after the commit but before the checkpoint was removed.
+    state = tmp_path / "state"
+    r1 = run(selectors_dir, state, render_site(1))
+    (r1.run_dir / "checkpoint.json").write_text(
+        json.dumps(
+            {
+                "run_id": r1.run_id,
+                "site": "synth",
+                "started_at": "t",
+                "selector_version": 1,
+                "selector_sha256": "",
+                "options": {},
+            }
+        )
+    )
+    log: list[str] = []
+    r2 = run(selectors_dir, state, render_site(1), log)
+    assert not r2.resumed and r2.run_id != r1.run_id
+    assert r2.events == [] and len(log) == r1.pages
+    assert not (r1.run_dir / "checkpoint.json").exists()
+
+
+def test_changed_selector_file_abandons_the_unfinished_run(
+    tmp_path: Path, selectors_dir: Path
+) -> None:
+    state = tmp_path / "state"
+
+    def kill(url: str, n: int) -> None:
+        if n == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        run(selectors_dir, state, render_site(1), hook=kill)
+    sel = json.loads((selectors_dir / "synth.json").read_text())
+    sel["version"] = 2
+    (selectors_dir / "synth.json").write_text(json.dumps(sel, ensure_ascii=False))
+    r = run(selectors_dir, state, render_site(1))
+    assert not r.resumed and r.verdict == "ok" and r.selector_version == 2
+    assert list((state / "runs" / "synth").glob("*/checkpoint.abandoned.json"))

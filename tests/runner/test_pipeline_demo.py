@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -110,14 +111,25 @@ def test_day3_template_change_is_drift_and_changes_nothing(three_days: dict[str,
         assert (r3.run_dir / name).is_file()
 
 
-def test_refusing_site_is_blocked_and_withdraws_nothing(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def day1_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    state = tmp_path_factory.mktemp("day1")
+    assert run_day(state, 1).verdict == "ok"
+    return state
+
+
+@pytest.mark.parametrize("mode", ["refuse", "login", "robots-deny"])
+def test_refusing_site_is_blocked_and_withdraws_nothing(
+    day1_state: Path, tmp_path: Path, mode: str
+) -> None:
     state = tmp_path / "state"
-    run_day(state, 1)
+    shutil.copytree(day1_state, state)
     before = Store.in_state_dir(state).dump()
-    r = run_day(state, 2, mode="refuse")
+    r = run_day(state, 2, mode=mode)
     assert (r.verdict, r.exit_code) == ("blocked", 4)
     assert not [e for e in r.events if e.kind == "withdrawn"]
     assert Store.in_state_dir(state).dump() == before
+    assert Store.in_state_dir(state).runs(SITE)[0].verdict == "blocked"
 
 
 def _checkpointed(state: Path) -> int:

@@ -39,7 +39,13 @@ from anchorpath.authoring.records import (
 )
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.authoring.verify import Expectation, Scored, compiled, leave_one_out, reproduces
-from anchorpath.authoring.xpathgen import XCandidate, generate_candidates, literal, value_suffix
+from anchorpath.authoring.xpathgen import (
+    XCandidate,
+    generate_candidates,
+    literal,
+    scoped_variants,
+    value_suffix,
+)
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import (
     FIELD_TYPES,
@@ -471,8 +477,24 @@ def _author_detail(
                 if g[i] and g[i][0].zone == "body" and types[name] != "list"
             )
         )
+        # ... but decoys and same-tag blocks cluster around list items too.
+        items = list(
+            dict.fromkeys(
+                vs[0].element
+                for (name, j), per_value in list_targets.items()
+                if j == i and name in grounded
+                for vs in per_value
+                if vs and vs[0].zone == "body"
+            )
+        )
         mutants.append(
-            mutate_tree(doc, targets=targets, operators=operators, seed=mutation_seed + i)
+            mutate_tree(
+                doc,
+                targets=targets,
+                operators=operators,
+                seed=mutation_seed + i,
+                list_targets=[x for x in items if x not in targets],
+            )
         )
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
@@ -556,7 +578,8 @@ def _list_candidates(
     for rc in root_candidates([t.element for t in items]):
         anchor = Anchor("structure") if rc.kind == "structure" else None
         out.append(XCandidate(rc.xpath + suffix, rc.kind, anchor, Normalize(), rc.positional))
-    return out
+    # A decoy copy of the list's block (same classes) placed earlier takes the first match.
+    return out + scoped_variants(out, doc)
 
 
 # -- list pages ---------------------------------------------------------------------------------

@@ -15,9 +15,16 @@ exactly the same values afterwards:
 ``drop_auto_ids``            remove generated-looking ids
 ``heading_shift``            h1→h2, h2→h3, …
 ``reorder_attributes``       reverse every element's attribute order
-``decoy_label``              a sidebar block repeating a target's label with another value
+``decoy_label``              a sidebar block repeating a target's label with another value,
+                             placed at the start of ``<body>`` (before the target: the
+                             placement that fools a first-match ``[1]`` anchor) and again at
+                             the end
 ``shuffle_siblings``         shuffle rows of uniform containers around the targets
 ``whitespace_entities``      pad texts with newlines/indentation, NBSP inside target values
+``same_tag_above``           a small block holding an element of the target's own tag as the
+                             first child of containers above the target's parent (a badge or
+                             promo at the top of a section): fools ``descendant::a[1]`` from a
+                             far anchor, not from the nearest one
 ============================ ===============================================================
 
 Deterministic: the RNG is ``random.Random(seed)``; ``operators`` picks a subset so a benchmark
@@ -30,6 +37,7 @@ import copy
 import hashlib
 import itertools
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -37,7 +45,7 @@ import lxml.html
 from lxml import etree
 
 from anchorpath.authoring.ground import itext
-from anchorpath.authoring.xpathgen import is_auto_class, is_auto_id, label_like
+from anchorpath.authoring.xpathgen import is_auto_class, is_auto_id, label_like, xpath_space
 
 __all__ = ["OPERATORS", "Mutant", "mutate_html", "mutate_tree"]
 
@@ -59,6 +67,9 @@ class _Ctx:
     targets: list[etree._Element]
     records: list[etree._Element]
     rng: random.Random
+    #: value nodes of list fields: decoys and same-tag blocks cluster around them too, sibling
+    #: inserts do not (a sibling next to a list item *is* a new item)
+    extra: list[etree._Element] = field(default_factory=list)
 
     @property
     def body(self) -> etree._Element:
@@ -320,24 +331,74 @@ def _reorder_attributes(c: _Ctx) -> bool:
 
 
 def _decoy_source(t: etree._Element) -> etree._Element | None:
-    """The smallest ancestor-or-self holding the target *and* a label-like text."""
+    """The smallest ancestor-or-self holding the target *and* a label-like text; when every
+    such block within four levels is long, the first of them up to a few KB (a "quick view"
+    copy of a whole product block is a real pattern)."""
     own = itext(t).strip()
+    big: etree._Element | None = None
     for a in [t, *t.iterancestors()][:4]:
         if a.tag in ("body", "html", "table", "tbody"):
-            return None
+            break
         text = itext(a).strip()
         if len(text) > len(own) and len(text) <= 300:
             return a
-    return None
+        if big is None and len(own) < len(text) <= 5000:
+            big = a
+    return big
+
+
+_LABEL_TAGS = ("th", "dt", "label", "strong", "b", "em", "span", "font")
+_VALUE_ATTRS = ("href", "src", "content", "title", "alt", "value")
+#: A ``Label:`` opening a text (label residue sharing the value's text node).
+_LABEL_PREFIX = re.compile(r"^(\s*[^:\n]{1,40}:\s*)")
+
+
+def _decoy_text(text: str) -> str:
+    """``text`` with its value replaced: leading punctuation (``": 978…"``) and a
+    ``Label:`` prefix survive, so label-residue readers still see their label."""
+    m = _LABEL_PREFIX.match(text)
+    if m and label_like(m.group(1).strip()):
+        return m.group(1) + "decoy value"
+    lead = re.match(r"^[\s:;,.\-–—|]*", text)
+    return (lead.group(0) if lead else "") + "decoy value"
+
+
+def _blank_value(hit: etree._Element) -> None:
+    """Replace the value texts inside a cloned target, keeping the labels inside it
+    (``<li><strong>ISBN-13</strong>: 978…</li>`` keeps ``ISBN-13``)."""
+    whole = xpath_space(itext(hit))
+    for node in hit.iter():
+        if not isinstance(node.tag, str):
+            continue
+        text = node.text or ""
+        if text.strip():
+            t = xpath_space(text)
+            is_label = (
+                node is not hit
+                and t != whole
+                and label_like(t)
+                and (t.endswith(":") or node.tag in _LABEL_TAGS)
+            )
+            if not is_label:
+                node.text = _decoy_text(text)
+        if node is not hit and node.tail and node.tail.strip():
+            node.tail = _decoy_text(node.tail)
+        for a in _VALUE_ATTRS:
+            if a in node.attrib:
+                node.set(a, "decoy")
 
 
 def _decoy_label(c: _Ctx) -> bool:
     aside = _el("aside", None, **{"class": "sidebar"})
     aside.append(_el("h3", "Related"))
-    for t in _uniq(c.focus):
-        src = t if c.records else _decoy_source(t)
-        if src is None:
-            continue
+    if c.records:
+        sources = _uniq(c.records)
+    else:
+        every = _uniq(c.targets + c.extra)
+        found = _uniq([s for s in (_decoy_source(t) for t in every) if s is not None])
+        # One copy per block: a block inside another one's copy would be duplicated.
+        sources = [s for s in found if not any(o in found for o in s.iterancestors())]
+    for src in sources:
         clone = copy.deepcopy(src)
         for node in clone.iter():
             if isinstance(node.tag, str) and "id" in node.attrib:
@@ -345,15 +406,17 @@ def _decoy_label(c: _Ctx) -> bool:
         if c.records:
             _replace_texts(clone, "decoy")
         else:
-            # Keep the label, change the value: find the target inside the clone by path.
-            rel = src.getroottree().getpath(t)[len(src.getroottree().getpath(src)) :]
-            inner = clone.xpath("." + rel) if rel else [clone]
-            for hit in inner if isinstance(inner, list) else []:
-                if isinstance(hit, etree._Element):
-                    _replace_texts(hit, "decoy value")
-                    for a in ("href", "src", "content", "title", "alt", "value"):
-                        if a in node.attrib:
-                            node.set(a, "decoy")
+            # Keep the labels, change the values of every target copied along (another
+            # field's real value left in the copy would let a wrong XPath pass).
+            base = src.getroottree().getpath(src)
+            for t in every:
+                if t is not src and src not in t.iterancestors():
+                    continue
+                rel = src.getroottree().getpath(t)[len(base) :]
+                inner = clone.xpath("." + rel) if rel else [clone]
+                for hit in inner if isinstance(inner, list) else []:
+                    if isinstance(hit, etree._Element):
+                        _blank_value(hit)
         holder = clone
         if clone.tag == "tr":
             holder = _el("table")
@@ -369,12 +432,86 @@ def _decoy_label(c: _Ctx) -> bool:
     if len(aside) <= 1:
         return False
     body = c.body
-    if c.rng.random() < 0.5:
-        aside.tail, body.text = body.text, None
-        body.insert(0, aside)
-    else:
-        body.append(aside)
+    # Before the target is the placement that matters: a first-match anchor
+    # (``/descendant::strong[.='ISBN'][1]``) takes the decoy. The copy at the end catches
+    # unbounded reads (``//li[@class='x']``) that gain the decoy's items.
+    tail_copy = copy.deepcopy(aside)
+    aside.tail, body.text = body.text, None
+    body.insert(0, aside)
+    body.append(tail_copy)
     return True
+
+
+#: Elements that cannot take a ``<div>`` child.
+_NO_BLOCK_CHILD = ("table", "tbody", "thead", "tfoot", "tr", "ul", "ol", "dl", "select", "head")
+_VOID = ("img", "input", "br", "hr", "meta", "link", "source")
+
+
+def _same_tag_block(t: etree._Element) -> etree._Element:
+    """A small block holding one element of ``t``'s tag (valid HTML around table cells,
+    list items and definition terms)."""
+    tag = str(t.tag)
+    inner = _el(tag, None if tag in _VOID else "Sponsored")
+    for a in _VALUE_ATTRS:
+        if a in t.attrib:
+            inner.set(a, "promo")
+    if tag == "a" and "href" not in inner.attrib:
+        inner.set("href", "#promo")
+    if tag in ("td", "th"):
+        block = _el("table", None, **{"class": "promo"})
+        row = _el("tr")
+        row.append(inner)
+        block.append(row)
+    elif tag == "tr":
+        block = _el("table", None, **{"class": "promo"})
+        inner.text = None
+        inner.append(_el("td", "Sponsored"))
+        block.append(inner)
+    elif tag == "li":
+        block = _el("ul", None, **{"class": "promo"})
+        block.append(inner)
+    elif tag in ("dt", "dd"):
+        block = _el("dl", None, **{"class": "promo"})
+        block.append(inner)
+    else:
+        block = _el("div", None, **{"class": "promo"})
+        block.append(inner)
+    return block
+
+
+def _same_tag_above(c: _Ctx) -> bool:
+    """An element of the target's tag at the top of containers above the target's parent:
+    the nearest such container and one further up. ``/descendant::div[@id='x'][1]/
+    descendant::a[1]`` from a far anchor takes the new element; the nearest anchor
+    (``div.product-author``) and label axes do not."""
+    done = False
+    used: set[etree._Element] = set()
+    roots = set(c.records)
+    for t in _uniq(c.targets + c.extra):
+        if not _in_body(t):
+            continue
+        chain: list[etree._Element] = []
+        for a in list(t.iterancestors())[1:7]:
+            if a in roots or a.tag == "html":
+                break  # list pages: stay inside the record (its shape must not change)
+            chain.append(a)
+            if a.tag == "body":
+                break
+        usable = [a for a in chain if a.tag not in _NO_BLOCK_CHILD]
+        if not usable:
+            continue
+        picks = [usable[0]]
+        if len(usable) > 1:
+            picks.append(c.rng.choice(usable[1:]))
+        for a in picks:
+            if a in used:
+                continue
+            used.add(a)
+            block = _same_tag_block(t)
+            block.tail, a.text = a.text, None
+            a.insert(0, block)
+            done = True
+    return done
 
 
 def _shuffle_siblings(c: _Ctx) -> bool:
@@ -430,6 +567,8 @@ OPERATORS: dict[str, Callable[[_Ctx], bool]] = {
     "decoy_label": _decoy_label,
     "shuffle_siblings": _shuffle_siblings,
     "whitespace_entities": _whitespace_entities,
+    # Last, so the other operators keep their RNG streams (seeded by position).
+    "same_tag_above": _same_tag_above,
 }
 
 
@@ -440,12 +579,15 @@ def mutate_tree(
     records: Sequence[etree._Element] = (),
     operators: Sequence[str] | None = None,
     seed: int = 0,
+    list_targets: Sequence[etree._Element] = (),
 ) -> list[Mutant]:
     """Apply each operator to its own deep copy of ``doc``; operators that find nothing to
     change on this page are left out of the result (they would inflate robustness).
 
     ``targets`` are the value-holding elements, ``records`` the record roots of a list page;
     without targets, a few text-bearing leaves are picked at random as stand-ins.
+    ``list_targets`` are the item nodes of list fields: only the operators that add content
+    away from the target (``decoy_label``, ``same_tag_above``) cluster around them.
     """
     names = list(OPERATORS) if operators is None else list(operators)
     unknown = [n for n in names if n not in OPERATORS]
@@ -458,7 +600,8 @@ def mutate_tree(
     root = doc.getroottree()
     tpaths = [root.getpath(t) for t in targets]
     rpaths = [root.getpath(r) for r in records]
-    if not tpaths and not rpaths:
+    xpaths = [root.getpath(x) for x in list_targets]
+    if not tpaths and not rpaths and not xpaths:
         rng0 = random.Random(seed)
         leaves = [
             e
@@ -471,7 +614,8 @@ def mutate_tree(
         new = copy.deepcopy(doc)
         ts = [_resolve(new, p) for p in tpaths]
         rs = [_resolve(new, p) for p in rpaths]
-        ctx = _Ctx(new, ts, rs, random.Random(f"{seed}:{i}:{name}"))
+        xs = [_resolve(new, p) for p in xpaths]
+        ctx = _Ctx(new, ts, rs, random.Random(f"{seed}:{i}:{name}"), xs)
         try:
             applied = OPERATORS[name](ctx)
         except (ValueError, TypeError, AssertionError, etree.LxmlError):

@@ -20,7 +20,7 @@ Candidates are *proposals*: ``verify.py`` decides which reproduce the examples.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,11 +37,14 @@ __all__ = [
     "XCandidate",
     "absolute_xpath",
     "class_predicate",
+    "container_scopes",
     "generate_candidates",
     "is_auto_class",
     "is_auto_id",
     "label_like",
     "literal",
+    "scoped_variants",
+    "split_first_step",
     "stable_classes",
     "xpath_space",
 ]
@@ -517,6 +520,155 @@ def _column_candidates(
             )
 
 
+_STEP_HEAD = re.compile(r"/descendant::(?:\*|[A-Za-z_][\w.-]*)")
+
+
+def split_first_step(xpath: str) -> tuple[str, str] | None:
+    """``('/descendant::tag[…][1]', rest)`` for an XPath opening with an early-stopping
+    element step, else None. Brackets inside string literals are skipped."""
+    m = _STEP_HEAD.match(xpath)
+    if m is None:
+        return None
+    i, n = m.end(), len(xpath)
+    while i < n and xpath[i] == "[":
+        depth, quote, j = 0, "", i
+        while j < n:
+            ch = xpath[j]
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        else:
+            return None
+        i = j + 1
+    return xpath[:i], xpath[i:]
+
+
+def _nodes(ctx: etree._Element, expr: str) -> list[etree._Element]:
+    try:
+        res = ctx.xpath(expr.lstrip("/"))
+    except etree.XPathError:
+        return []
+    return [r for r in res if isinstance(r, etree._Element)] if isinstance(res, list) else []
+
+
+def container_scopes(el: etree._Element, ctx: etree._Element, *, classes: int = 2) -> list[str]:
+    """Expressions for the nearest stable containers of ``el`` (itself excluded): up to
+    ``classes`` class/attribute anchors, nearest first, and the nearest stable id."""
+    out: list[str] = []
+    have_id = False
+    others = 0
+    parent = el.getparent()
+    if parent is None:
+        return out
+    for expr, kind, _anchor, _pos in _attribute_anchors(parent, ctx, False, limit=99):
+        if kind == "id":
+            if have_id:
+                continue
+            have_id = True
+        elif others >= classes:
+            continue
+        else:
+            others += 1
+        out.append(expr)
+        if have_id and others >= classes:
+            break
+    return out
+
+
+def scoped_variants(cands: Sequence[XCandidate], ctx: etree._Element) -> list[XCandidate]:
+    """The same candidates with their first step searched inside the nearest stable
+    container: ``/descendant::ul[@class='details'][1]/descendant::strong[.='ISBN'][1]/…``.
+
+    A decoy block repeating the label (or the class) earlier in the page takes the
+    unscoped first match; the scoped form does not, unless the decoy copies the container
+    too. Only label and attribute anchors are scoped (an id is unique already; positional
+    steps would count inside the container). Mutation scoring decides which one wins: the
+    longer scoped form loses ties.
+    """
+    out: list[XCandidate] = []
+    steps: dict[str, list[etree._Element]] = {}
+    scopes: dict[etree._Element, list[str]] = {}
+    for c in cands:
+        if c.kind not in ("label-text", "attribute", "aria"):
+            continue
+        split = split_first_step(c.xpath)
+        if split is None or "@id=" in split[0]:
+            continue
+        step, rest = split
+        if step not in steps:
+            steps[step] = _nodes(ctx, step)
+        nodes = steps[step]
+        if not nodes:
+            continue
+        if nodes[0] not in scopes:
+            scopes[nodes[0]] = container_scopes(nodes[0], ctx)
+        for sexpr in scopes[nodes[0]]:
+            scoped = sexpr + "/" + step.lstrip("/")
+            if scoped not in steps:
+                steps[scoped] = _nodes(ctx, scoped)
+            if steps[scoped] == nodes:
+                out.append(replace(c, xpath=scoped + rest))
+    return out
+
+
+def _neighbour_anchors(target: Target, ctx: etree._Element, relative: bool) -> Iterator[XCandidate]:
+    """The target told apart by a stable neighbour: a child with a stable class or attribute
+    (``h2[span[@class~='subtitle']]``), or the nearest sibling with one
+    (``h3[@class~='author']/preceding-sibling::h2[1]``). Survives a same-tag element inserted
+    before the target, which first-of-tag steps (``descendant::h2[1]``) do not."""
+    el = target.element
+    tag = _tag(el)
+    pfx = _pfx(relative)
+    ctx_q = _q(relative)
+    suffix = value_suffix(target)
+    norms = residue_normalizations(target)
+    steps = [tag] + ([_ANY_HEADING] if tag in _HEADINGS else [])
+
+    def preds(x: etree._Element) -> list[tuple[str, Anchor]]:
+        out = [
+            (f"@{n}={literal(x.get(n) or '')}", Anchor("attribute", x.get(n) or "", attribute=n))
+            for n in STABLE_ATTRIBUTES
+            if x.get(n) and not is_auto_id(x.get(n) or "") and len(x.get(n) or "") <= 60
+        ]
+        out += [
+            (class_predicate(c), Anchor("attribute", c, attribute="class"))
+            for c in stable_classes(x)[:2]
+        ]
+        return out
+
+    found: list[tuple[str, Anchor]] = []
+    for child in [c for c in el if isinstance(c.tag, str)][:3]:
+        for pred, anchor in preds(child):
+            for st in steps:
+                found.append((f"{pfx}{st}[{_tag(child)}[{pred}]][1]", anchor))
+    for preceding, axis in ((False, "preceding-sibling"), (True, "following-sibling")):
+        sib = next(
+            (s for s in el.itersiblings(preceding=preceding) if isinstance(s.tag, str)), None
+        )
+        if sib is None:
+            continue
+        for pred, anchor in preds(sib):
+            sexpr = f"{pfx}{_tag(sib)}[{pred}][1]"
+            if _first(ctx, ctx_q(sexpr)) is not sib:
+                continue
+            for st in steps:
+                found.append((f"{sexpr}/{axis}::{st}[1]", anchor))
+    for expr, anchor in found:
+        if _first(ctx, ctx_q(expr)) is el:
+            for nz in norms:
+                yield XCandidate(
+                    expr + suffix, "attribute", replace(anchor, axis=suffix.lstrip("/") or None), nz
+                )
+
+
 def _jsonld_candidate(target: Target, relative: bool) -> Iterator[XCandidate]:
     script = target.element
     raw = script.text or ""
@@ -600,6 +752,9 @@ def generate_candidates(
                     )
                 )
     out += _label_anchors(target, ctx, relative, value_norm)
+    out += _neighbour_anchors(target, ctx, relative)
+    if not relative:
+        out += scoped_variants(out, ctx)
     out += _structural(target, ctx, relative)
     penalty = (target.zone != "body") + (
         target.mode == "element" and any(isinstance(c.tag, str) for c in target.element)

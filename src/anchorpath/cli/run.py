@@ -115,6 +115,12 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         str(result.exit_code),
     )
     console.print(table)
+    if result.took_over_lock:
+        holder = result.took_over_lock
+        console.print(
+            f"[yellow]took over a stale lock of pid {holder.get('pid')} "
+            f"(started {holder.get('started')}, no longer running)[/]"
+        )
     if result.events:
         ev_table = Table(show_header=True, header_style="bold", box=None)
         ev_table.add_column("event")

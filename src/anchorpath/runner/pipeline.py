@@ -15,6 +15,7 @@
 
    ``blocked``
        the site refused (robots.txt on a start URL, 401/403, login wall, CAPTCHA) – exit 4;
+       a page that yields no values but shows a password field counts as a login wall;
    ``error``
        no page could be fetched, or something broke – exit 1;
    ``empty-source``
@@ -234,6 +235,21 @@ def _unreachable(exc: Exception) -> bool:
     return isinstance(exc, RobotsDisallowed) and "unavailable" in str(exc)
 
 
+def _login_wall(doc: Any, page: PageResult) -> bool:
+    """A page that yields nothing but holds a password field is a login wall.
+
+    The fetcher catches the common wall patterns; this second check runs after extraction, so
+    it also sees walls in any language or encoding. Pages with records are never called walls
+    (many sites show a login box beside their content).
+    """
+    filled = any(any(v not in (None, "", []) for v in r.values.values()) for r in page.records)
+    if filled:
+        return False
+    return bool(
+        doc.xpath("boolean(//input[translate(@type, 'PASSWORD', 'password') = 'password'])")
+    )
+
+
 def _close(obj: Any) -> None:
     close = getattr(obj, "close", None)
     if callable(close):
@@ -334,6 +350,7 @@ class _Run:
         )
         self.compiled = compile_selectors(sf)
         self.validator = RecordValidator(sf.page_types)
+        self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         self.fetcher: Any = None
 
     # .. resume ..................................................................................
@@ -346,9 +363,7 @@ class _Run:
             cp = load_checkpoint(run_dir) if run_dir.is_dir() else None
             if cp is None:
                 continue
-            if self.store.runs(self.sf.site.id) and any(
-                r.id == cp.run_id for r in self.store.runs(self.sf.site.id, limit=50)
-            ):
+            if any(r.id == cp.run_id for r in self.store.runs(self.sf.site.id, limit=50)):
                 # Committed, then killed before the checkpoint was removed: nothing to resume.
                 (run_dir / "checkpoint.json").unlink(missing_ok=True)
                 continue
@@ -439,7 +454,7 @@ class _Run:
                         "url": item.url,
                         "done": len(state.done),
                         "queued": len(state.frontier),
-                        "records": len(cp.records),
+                        "records": sum(1 for r in cp.records if r["page_type"] in self.emit),
                         "errors": len(fetch_errors),
                     },
                 )
@@ -491,6 +506,12 @@ class _Run:
         lower = {k.lower(): v for k, v in dict(headers).items()}
         doc = parse_html(body, charset)
         pr = evaluate_page(self.compiled, doc, final_url or item.url)
+        if _login_wall(doc, pr):
+            raise OriginBlocked(
+                f"{item.url}: login wall (a password form where the page's records should be)",
+                url=item.url,
+                reason="login-wall",
+            )
         for rec in pr.records:
             cp.records.append(
                 {
@@ -569,6 +590,9 @@ class _Run:
                     ", ".join(names[:6]) + more
                 )
         result.drift = drift_dict
+        # How much of the site this run saw (reported for every verdict; withdrawals also need
+        # every emitted record to be identifiable, checked below).
+        result.complete = self.frontier.complete(state) and not result.errors and not blocked
 
         finished = _now()
         run_row = RunRow(
