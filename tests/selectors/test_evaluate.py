@@ -516,3 +516,63 @@ def test_fast_path_agrees_with_plain_xpath_on_random_pages(seed: int) -> None:
             got = evaluate_page(fast, parse_html(html), URL, trace=trace)
             want = evaluate_page(plain, parse_html(html), URL, trace=trace)
         assert got == want
+
+
+def test_empty_primary_match_falls_back() -> None:
+    from anchorpath.selectors.load import parse_selector_data
+
+    sf = parse_selector_data(
+        {
+            "schema_version": 1,
+            "site": {"id": "t", "name": "T"},
+            "version": 1,
+            "fetch": {"start_urls": ["http://x/"]},
+            "key": ["author"],
+            "page_types": {
+                "p": {
+                    "match": ".",
+                    "fields": {
+                        "author": {
+                            "xpath": "/descendant::div[@id='d'][1]/descendant::a[1]",
+                            "type": "string",
+                            "fallbacks": ["/descendant::div[@class='by'][1]/a"],
+                        }
+                    },
+                }
+            },
+        }
+    )
+    html = '<div id="d"><h1><a href="#top"><img src="i.png"></a>T</h1><div class="by"><a>Ann</a></div></div>'
+    (rec,) = extract(sf, html, "http://x/", trace=True)
+    assert rec.values["author"] == "Ann"
+    assert rec.trace is not None and rec.trace["author"].fallback == 0
+
+
+def test_renamed_label_is_not_present() -> None:
+    from anchorpath.selectors.evaluate import compile_selectors, evaluate_page, parse_html
+    from anchorpath.selectors.load import parse_selector_data
+
+    def field(label: str) -> dict[str, object]:
+        return {
+            "xpath": f"/descendant::th[normalize-space()='{label}'][1]/following-sibling::td[1]",
+            "type": "string",
+            "anchor": {"kind": "label-text", "value": label, "axis": "following-sibling::td[1]"},
+        }
+
+    sf = parse_selector_data(
+        {
+            "schema_version": 1,
+            "site": {"id": "t", "name": "T"},
+            "version": 1,
+            "fetch": {"start_urls": ["http://x/"]},
+            "key": ["a"],
+            "page_types": {"p": {"match": ".", "fields": {"a": field("성분명"), "b": field("상태")}}},
+        }
+    )
+    html = (
+        "<table><tr><th><span class='label'>주성분명</span></th><td>X</td></tr>"
+        "<tr><th><span class='label'>상태</span> <em>*</em></th><td>정상</td></tr></table>"
+        "<p>성분명 appears in running text</p>"
+    )
+    page = evaluate_page(compile_selectors(sf), parse_html(html), "http://x/")
+    assert page.anchors_present == {"a": False, "b": True}

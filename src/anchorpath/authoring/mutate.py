@@ -332,8 +332,8 @@ def _reorder_attributes(c: _Ctx) -> bool:
 
 def _decoy_source(t: etree._Element) -> etree._Element | None:
     """The smallest ancestor-or-self holding the target *and* a label-like text; when every
-    such block within four levels is long, the first of them up to a few KB (a "quick view"
-    copy of a whole product block is a real pattern)."""
+    such block within four levels is long, the first of them (a "quick view" copy of a whole
+    product block is a real pattern; ``_prune`` keeps the copy small)."""
     own = itext(t).strip()
     big: etree._Element | None = None
     for a in [t, *t.iterancestors()][:4]:
@@ -342,7 +342,7 @@ def _decoy_source(t: etree._Element) -> etree._Element | None:
         text = itext(a).strip()
         if len(text) > len(own) and len(text) <= 300:
             return a
-        if big is None and len(own) < len(text) <= 5000:
+        if big is None and len(own) < len(text) <= 50_000:
             big = a
     return big
 
@@ -388,6 +388,31 @@ def _blank_value(hit: etree._Element) -> None:
                 node.set(a, "decoy")
 
 
+def _prune(clone: etree._Element, keep: Sequence[etree._Element], limit: int = 300) -> None:
+    """Drop long subtrees of a decoy copy that are off the path to the kept nodes: the copy
+    keeps the block's shape (classes, labels, the target's siblings) without kilobytes of
+    unrelated content."""
+    path: set[etree._Element] = set()
+    for k in keep:
+        path.add(k)
+        path.update(k.iterancestors())
+    for parent in [clone, *clone.iterdescendants()]:
+        if parent not in path or parent in keep:
+            continue
+        for child in list(parent):
+            if child in path or not isinstance(child.tag, str):
+                continue
+            if len(itext(child)) > limit:
+                tail = child.tail
+                prev = child.getprevious()
+                parent.remove(child)
+                if tail and tail.strip():
+                    if prev is not None:
+                        prev.tail = (prev.tail or "") + tail
+                    else:
+                        parent.text = (parent.text or "") + tail
+
+
 def _decoy_label(c: _Ctx) -> bool:
     aside = _el("aside", None, **{"class": "sidebar"})
     aside.append(_el("h3", "Related"))
@@ -409,14 +434,20 @@ def _decoy_label(c: _Ctx) -> bool:
             # Keep the labels, change the values of every target copied along (another
             # field's real value left in the copy would let a wrong XPath pass).
             base = src.getroottree().getpath(src)
+            hits: list[etree._Element] = []
             for t in every:
                 if t is not src and src not in t.iterancestors():
                     continue
                 rel = src.getroottree().getpath(t)[len(base) :]
                 inner = clone.xpath("." + rel) if rel else [clone]
-                for hit in inner if isinstance(inner, list) else []:
-                    if isinstance(hit, etree._Element):
-                        _blank_value(hit)
+                hits += [
+                    h
+                    for h in (inner if isinstance(inner, list) else [])
+                    if isinstance(h, etree._Element)
+                ]
+            for hit in hits:
+                _blank_value(hit)
+            _prune(clone, hits)
         holder = clone
         if clone.tag == "tr":
             holder = _el("table")

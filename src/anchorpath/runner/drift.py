@@ -118,12 +118,18 @@ HARD_SCORE = 12.0
 #: likelihood ratio) to the field's score.
 ANCHOR_CORROBORATION = 1.0
 ANCHOR_WEIGHT = 2.0
+#: Score of a zero-churn field whose text was replaced (one baseline observation, text wholly
+#: new): the drift threshold itself, so such a field is drift on its own; log10 of the number of
+#: agreeing baseline records is added, and a copy edit (under half the text new) is scaled down.
+CONSTANT_SCORE = DRIFT_THRESHOLD
 #: Features scoring at least this are listed as evidence even when the field passes.
 EVIDENCE_SCORE = 1.5
 #: How many distinct shape signatures a field keeps (the rest are counted as "other").
 MAX_SHAPES = 60
 #: How many distinct values (as short hashes) a field keeps; categorical fields fit in this.
 MAX_VALUES = 40
+#: How many token / bigram hashes a constant value keeps (sorted, so the cut is stable).
+MAX_FINGERPRINT = 128
 #: A field counts as categorical when its pooled baseline has at most this many distinct values
 #: and at most half as many distinct values as values.
 CATEGORICAL_MAX = 30
@@ -168,6 +174,11 @@ class FieldStats:
     pattern_ok: int | None = None  # filled values matching FieldSpec.pattern (None: no pattern)
     anchor_pages: int = 0  # pages where the field's anchor label was looked for
     anchor_present: int = 0  # ... and found
+    # Only when every filled value of this run is one and the same text (a candidate template
+    # text): hashes of its word tokens and character bigrams, to tell a copy edit of that text
+    # from other text taking its place (see ``_constant_test``).
+    const_tokens: list[str] = field(default_factory=list)
+    const_grams: list[str] = field(default_factory=list)
 
     @property
     def empty_ratio(self) -> float:
@@ -208,6 +219,8 @@ class FieldStats:
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         known["shapes"] = dict(known.get("shapes", {}))
         known["values"] = dict(known.get("values", {}))
+        known["const_tokens"] = list(known.get("const_tokens", []))
+        known["const_grams"] = list(known.get("const_grams", []))
         return cls(**known)
 
 
@@ -327,6 +340,24 @@ def _value_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
 
 
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"\w+")
+
+
+def _fingerprint(text: str) -> tuple[list[str], list[str]]:
+    """Hashed word tokens and character bigrams of ``text`` (case-folded, every digit run
+    read as ``0`` so a version or count bump, "4.0" → "6.0", is an edit, not new text)."""
+    folded = _DIGITS.sub("0", text.casefold())
+    tokens = sorted({t for t in _WORD.findall(folded)})[:MAX_FINGERPRINT]
+    letters = "".join(_WORD.findall(folded))
+    grams = sorted({letters[i : i + 2] for i in range(len(letters) - 1)})[:MAX_FINGERPRINT]
+    short = 4  # 32-bit digests: collisions among ≤ MAX_FINGERPRINT items are negligible
+    return (
+        [_value_hash(t)[: 2 * short] for t in tokens],
+        [_value_hash(g)[: 2 * short] for g in grams],
+    )
+
+
 def _as_text(value: Any) -> str:
     if value is None:
         return ""
@@ -347,6 +378,10 @@ def _field_stats(
     top = dict(shapes.most_common(MAX_SHAPES))
     values_seen = Counter(_value_hash(t) for _, t in filled)
     top_values = dict(values_seen.most_common(MAX_VALUES))
+    tokens: list[str] = []
+    grams: list[str] = []
+    if len(values_seen) == 1:
+        tokens, grams = _fingerprint(filled[0][1])
     return FieldStats(
         count=len(values),
         filled=len(filled),
@@ -363,6 +398,8 @@ def _field_stats(
         pattern_ok=sum(1 for _, t in filled if pattern.search(t)) if pattern else None,
         anchor_pages=anchor[0],
         anchor_present=anchor[1],
+        const_tokens=tokens,
+        const_grams=grams,
     )
 
 
@@ -557,6 +594,57 @@ def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> _Feature | None:
         one_sided_drop=True,
         expected=expected,
     )
+
+
+def _jaccard(a: Sequence[str], b: Sequence[str]) -> float | None:
+    sa, sb = set(a), set(b)
+    return len(sa & sb) / len(sa | sb) if sa or sb else None
+
+
+def _constant_test(cur: FieldStats, base: Sequence[FieldStats]) -> tuple[float, str] | None:
+    """Zero churn: a field that held one and the same text in every baseline run (an implicit
+    anchor label: template text, not content) and now holds other text: (score, evidence)."""
+    if not base or not cur.filled:
+        return None
+    for b in base:
+        if not b.count or b.filled < 0.9 * b.count or b.value_other or len(b.values) != 1:
+            return None
+        if b.numeric == b.filled or b.dates == b.filled:
+            return None  # counts and dates move on by nature, even when they sat still so far
+    seen = {h for b in base for h in b.values}
+    if len(seen) != 1:
+        return None
+    constant = seen.pop()
+    same = cur.values.get(constant, 0)
+    if same > 0.5 * cur.filled:
+        return None
+    runs, records = len(base), sum(b.filled for b in base)
+    # How new is the text? 1 - Jaccard similarity of word tokens and of character bigrams, the
+    # smaller of the two: either one keeping most of the text marks a copy edit of the same
+    # element ("Hello. Sign in" → "Hello, Sign in"); other text taking its place shares little
+    # of either ("Find a Store" → "Apple Music"). Without fingerprints (several values now, or
+    # a baseline stored before they existed) the text counts as wholly new.
+    ref = next((b for b in reversed(base) if b.const_grams or b.const_tokens), None)
+    novelty = 1.0
+    if ref is not None and (cur.const_grams or cur.const_tokens):
+        sims = [
+            s
+            for s in (
+                _jaccard(ref.const_tokens, cur.const_tokens),
+                _jaccard(ref.const_grams, cur.const_grams),
+            )
+            if s is not None
+        ]
+        novelty = 1.0 - max(sims, default=0.0)
+    score = (CONSTANT_SCORE + math.log10(records)) * min(1.0, 2.0 * novelty)
+    line = (
+        f"template text replaced: one value in all {records} record(s) of {runs} baseline "
+        f"run(s) (zero churn), now a different one on {cur.filled - same}/{cur.filled}; "
+        f"{novelty:.0%} of the text is new"
+    )
+    if novelty < 0.5:
+        line += " (a copy edit of the same text, weighed down)"
+    return score, line
 
 
 def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Feature]:

@@ -5,7 +5,13 @@ Imported as ``anchorpath.selectors`` only; the repo's top-level ``selectors/`` f
 
 from __future__ import annotations
 
-from anchorpath.selectors.evaluate import PageResult, Record, compile_selectors, evaluate_page, extract
+from anchorpath.selectors.evaluate import (
+    PageResult,
+    Record,
+    compile_selectors,
+    evaluate_page,
+    extract,
+)
 from anchorpath.selectors.load import (
     dump_selector_file,
     load_selector_file,

@@ -415,6 +415,17 @@ def _run(lk: _Lookup, node: etree._Element, index: dict[tuple[str, str], Any] | 
     return [anchor] if lk.rest is None else lk.rest(anchor)
 
 
+def _texts(items: list[Any], norm: Any) -> list[str]:
+    texts = []
+    for i in items:
+        t = clean_text(_node_text(i), norm.whitespace)
+        if t and (norm.strip_prefix or norm.strip_suffix):
+            t = apply_strips(t, norm)
+        if t:
+            texts.append(t)
+    return texts
+
+
 def _eval_field(
     cf: _CompiledField,
     node: etree._Element,
@@ -426,13 +437,18 @@ def _eval_field(
     problems: list[str] = []
     items: list[Any] = []
     used = 0
+    norm = spec.normalize
+    texts: list[str] = []
     for used, lk in enumerate(cf.lookups):  # noqa: B007 - `used` is read below
         items = [
             i
             for i in _as_items(_run(lk, node, index))
             if not isinstance(i, str) or i.strip() or isinstance(i, etree._Element)
         ]
-        if items:
+        # Nodes that are all empty (an icon link, an empty cell) count as "nothing found",
+        # so the next fallback gets its turn.
+        texts = _texts(items, norm)
+        if texts:
             break
     if not items:
         return None, problems, None
@@ -445,6 +461,7 @@ def _eval_field(
                 stacklevel=2,
             )
             items = items[:1]
+            texts = _texts(items, norm)
         elif len(elements[0]):
             # A leaf element's text is unambiguous; an element with markup inside is not.
             warnings.warn(
@@ -453,14 +470,6 @@ def _eval_field(
                 ExtractionWarning,
                 stacklevel=2,
             )
-    norm = spec.normalize
-    texts = []
-    for i in items:
-        t = clean_text(_node_text(i), norm.whitespace)
-        if t and (norm.strip_prefix or norm.strip_suffix):
-            t = apply_strips(t, norm)
-        if t:
-            texts.append(t)
     ft = None
     if trace:
         ft = FieldTrace(
@@ -530,30 +539,44 @@ def _hrefs(xp: etree.XPath, doc: etree._Element, base: str) -> list[str]:
     return out
 
 
+def _short_texts(doc: etree._Element) -> set[str]:
+    """Cleaned texts of leaf elements and of small elements (a label wrapped in a span or
+    followed by a ``*`` mark), the places a label can stand."""
+    out: set[str] = set()
+    for el in doc.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if len(el) == 0:
+            if el.text and el.text.strip():
+                out.add(clean_text(el.text))
+        elif len(el) <= 3:
+            text = clean_text(_node_text(el))
+            if len(text) <= 100:
+                out.add(text)
+    return out
+
+
 def _anchors_present(
     cpt: _CompiledPageType, doc: etree._Element, index: dict[tuple[str, str], Any] | None
 ) -> dict[str, bool]:
-    """Whether each label-text anchor's text occurs in the page's cleaned text."""
+    """Whether each label-text anchor still stands on the page as a whole label.
+
+    Exact, not a substring test: a renamed label (성분명 → 주성분명) contains the old text, and
+    a substring test would call the anchor present when it is gone.
+    """
     found = {label for _tag, label in index} if index else set()
-    raw: str | None = None
-    page_text: str | None = None
+    texts: set[str] | None = None
     out: dict[str, bool] = {}
     for name, label in cpt.anchor_labels.items():
-        # Cleaning only rewrites white space runs, so a label already in clean form that is the
-        # text of an anchor node, or a substring of the raw text, is in the cleaned text too:
-        # the whole page's text is only read, and its cleaned copy only built, when needed.
-        clean = clean_text(label) == label
-        if clean and label in found:
+        wanted = clean_text(label)
+        if wanted in found:
             out[name] = True
             continue
-        if raw is None:
-            raw = _node_text(doc)
-        if clean and label in raw:
-            out[name] = True
-            continue
-        if page_text is None:
-            page_text = clean_text(raw)
-        out[name] = label in page_text
+        if texts is None:
+            texts = _short_texts(doc)
+        out[name] = wanted in texts or wanted.rstrip(":：").strip() in {
+            t.rstrip(":：").strip() for t in texts if t.startswith(wanted[:1])
+        }
     return out
 
 
