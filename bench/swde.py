@@ -585,6 +585,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--write-results", action="store_true", help="update bench/RESULTS.md")
     ap.add_argument("--json", type=Path, help="also dump every score here")
     args = ap.parse_args(argv)
+    if args.write_results and args.no_autoscraper:
+        ap.error("--write-results needs the autoscraper comparison (drop --no-autoscraper)")
 
     data: Path = args.data
     names = args.sites or sorted(p.name for p in (data / "pages").iterdir() if p.is_dir())

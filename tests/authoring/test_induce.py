@@ -198,3 +198,62 @@ def test_list_field_jsonld_and_typed_fields_extract() -> None:
             "stock": int(want["stock"]),
             "tags": want["tags"],
         }
+
+
+# -- decoys before the target, nearest anchors (SWDE findings) -----------------------------------
+
+BOOK = """<html><body><div id="page">
+<div id="product-details"><h1>{icon}{title}</h1>
+<div class="product-author">By: <a href="/author/{i}">{author}</a></div>
+<ul class="overview-details"><li><strong>ISBN-13</strong>: {isbn}</li>
+<li><strong>Publisher</strong>: {publisher}</li></ul></div>
+</div>{sidebar}</body></html>"""
+BOOKS = [
+    {"title": "Night Myst", "author": "Alex Harris", "isbn": "9781416586593", "publisher": "Jove"},
+    {"title": "Game Over", "author": "Ron Brackin", "isbn": "9780316125581", "publisher": "Mira"},
+    {"title": "Foreign Influence", "author": "Sally Laity", "isbn": "9780758242662",
+     "publisher": "Aphrodisia"},
+    {"title": "Dead in the Family", "author": "Kristy Dykes", "isbn": "9780515148152",
+     "publisher": "Hachette"},
+]  # fmt: skip
+SIDEBAR = (
+    "<div class='quick'><ul class='overview-details'><li><strong>ISBN-13</strong>: 0000000000"
+    "</li><li><strong>Publisher</strong>: Nobody</li></ul></div>"
+)
+
+
+def _book(i: int, *, icon: str = "", sidebar: str = "", before: bool = False) -> str:
+    html = BOOK.format(i=i, icon=icon, sidebar="" if before else sidebar, **BOOKS[i])
+    return html.replace("<body>", "<body>" + sidebar) if before else html
+
+
+def test_decoy_before_target_prefers_scoped_label_and_nearest_anchor() -> None:
+    seeds = [seed_from_html(_book(i), f"https://books.test/p/{i}", source=f"b{i}") for i in range(3)]
+    fields = [FieldRequest(f) for f in ("title", "author", "isbn", "publisher")]
+    ex = {f"b{i}": dict(BOOKS[i]) for i in range(3)}
+    res = author_page_type(seeds, fields, ex)
+    sf = author_site("books", seeds, fields, ex)
+    isbn = res.fields["isbn"].xpath or ""
+    # scoped by a stable container: a sidebar repeating the label earlier does not steal it
+    assert "descendant::strong[normalize-space()='ISBN-13'][1]" in isbn
+    assert not isbn.startswith("/descendant::strong")
+    # the author: the nearest anchor, not the far id + first link of the block
+    assert res.fields["author"].xpath != "/descendant::div[@id='product-details'][1]/descendant::a[1]"
+    unseen = _book(3, icon='<a href="#top"><img src="i.png"></a>', sidebar=SIDEBAR, before=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExtractionWarning)
+        (rec,) = extract(sf, unseen, "https://books.test/p/3")
+    assert rec.values == {k: BOOKS[3][k] for k in ("title", "author", "isbn", "publisher")}
+
+
+def test_class_anchored_primary_keeps_a_class_free_fallback() -> None:
+    # without the "By:" label the author is best told apart by its block's class
+    seeds = [
+        seed_from_html(_book(i).replace("By: ", ""), f"https://books.test/p/{i}", source=f"b{i}")
+        for i in range(3)
+    ]
+    fields = [FieldRequest("author")]
+    ex = {f"b{i}": {"author": BOOKS[i]["author"]} for i in range(3)}
+    rep = author_page_type(seeds, fields, ex).fields["author"]
+    assert rep.xpath and "@class" in rep.xpath
+    assert any("@class" not in x for x in rep.fallbacks)

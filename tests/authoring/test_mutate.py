@@ -93,3 +93,75 @@ def test_list_page_mutations_keep_record_roots() -> None:
         assert all(r.getroottree().getroot() is m.doc for r in m.records)
     notice = next(m for m in mutants if m.operator == "add_rows_above")
     assert "notice" in _html(notice.doc)
+
+
+# -- decoy placement and the same-tag block ------------------------------------------------------
+
+BLOCK_PAGE = """<html><body><div id="wrap">
+<div id="product-details"><h1><a href="#top"><img src="i.png"></a>The Book</h1>
+<div class="product-author">By: <a href="/author/alex">Alex Harris</a></div>
+<ul class="overview-details"><li><strong>ISBN-13</strong>: 9781416586593</li>
+<li><strong>Publisher</strong>: Jove</li></ul></div>
+</div></body></html>"""
+
+
+def _first_value(doc: object, xpath: str) -> str:
+    res = doc.xpath(xpath)  # type: ignore[attr-defined]
+    return clean_text(str(res[0] if not hasattr(res[0], "tag") else itext(res[0])))
+
+
+def test_decoy_is_placed_before_the_target_and_keeps_the_label() -> None:
+    doc = parse_html(BLOCK_PAGE)
+    isbn = doc.xpath("//li[strong='ISBN-13']")[0]
+    author = doc.xpath("//div[@class='product-author']/a")[0]
+    for seed in range(6):  # every seed: the placement no longer depends on the RNG
+        (m,) = mutate_tree(doc, targets=[isbn, author], operators=["decoy_label"], seed=seed)
+        body = m.doc.find(".//body")
+        first, last = body[0], body[-1]
+        assert first.tag == "aside" and last.tag == "aside"
+        decoy = _html(first)
+        assert "ISBN-13" in decoy and "9781416586593" not in decoy
+        assert "Alex Harris" not in decoy and "By:" in decoy
+        # the attribute of the copied target is rewritten (the old code rewrote another node)
+        assert 'href="decoy"' in decoy and "/author/alex" not in decoy
+        # the first-match label anchor now takes the decoy, the scoped one does not
+        label = "descendant::strong[normalize-space()='ISBN-13'][1]/following-sibling::text()[1]"
+        unscoped = "/" + label
+        scoped = "/descendant::div[@id='product-details'][1]/" + label
+        assert "decoy value" in _first_value(m.doc, unscoped)
+        assert _first_value(m.doc, scoped).endswith("9781416586593")
+
+
+def test_decoy_of_a_long_block_is_pruned_to_the_target_path() -> None:
+    filler = "<div class='ads'>" + "lorem ipsum " * 100 + "</div>"
+    page = BLOCK_PAGE.replace('<ul class="overview-details">', filler + '<ul class="overview-details">')
+    doc = parse_html(page)
+    title = doc.xpath("//h1")[0]
+    (m,) = mutate_tree(doc, targets=[title], operators=["decoy_label"], seed=0)
+    decoy = _html(m.doc.find(".//body")[0])
+    assert "lorem ipsum" not in decoy and "The Book" not in decoy
+    assert 'class="product-author"' in decoy  # the block's small neighbours stay
+
+
+def test_same_tag_above_fools_far_positional_anchor_not_nearest() -> None:
+    doc = parse_html(BLOCK_PAGE.replace('<a href="#top"><img src="i.png"></a>', ""))
+    author = doc.xpath("//div[@class='product-author']/a")[0]
+    far = "/descendant::div[@id='product-details'][1]/descendant::a[1]"
+    near = "/descendant::div[contains(@class, 'product-author')][1]/descendant::a[1]"
+    assert _first_value(doc, far) == _first_value(doc, near) == "Alex Harris"
+    for seed in range(4):
+        (m,) = mutate_tree(doc, targets=[author], operators=["same_tag_above"], seed=seed)
+        assert _first_value(m.doc, far) == "Sponsored"
+        assert _first_value(m.doc, near) == "Alex Harris"
+        assert clean_text(itext(m.targets[0])) == "Alex Harris"
+
+
+def test_same_tag_above_keeps_table_and_record_shapes() -> None:
+    doc = parse_html(list_page(2))
+    rows = doc.xpath("//tbody/tr")
+    shapes = [[c.tag for c in r] for r in rows[:3]]
+    targets = [r[1] for r in rows[:3]]
+    mutants = mutate_tree(doc, records=rows[:3], targets=targets, operators=["same_tag_above"])
+    for m in mutants:
+        assert [[c.tag for c in r] for r in m.records] == shapes
+        assert not m.doc.xpath("//tr/div | //tbody/div | //table/div | //ul/div")

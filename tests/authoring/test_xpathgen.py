@@ -6,10 +6,12 @@ from anchorpath.authoring.ground import DocIndex, ground_value
 from anchorpath.authoring.verify import read_values
 from anchorpath.authoring.xpathgen import (
     absolute_xpath,
+    container_scopes,
     generate_candidates,
     is_auto_class,
     is_auto_id,
     literal,
+    split_first_step,
 )
 from anchorpath.selectors.evaluate import parse_html
 
@@ -154,3 +156,85 @@ def test_typed_example_grounds_to_displayed_form() -> None:
     )
     t = ground_value(DocIndex(doc, "u"), "2024-03-04", ftype="date")[0]
     assert t.element.tag == "td"
+
+
+# -- labels and classes scoped by the nearest stable container ----------------------------------
+
+SCOPED_PAGE = """<html><body><div id="content" class="wrap"><div class="module">
+<ul class="overview-details"><li><strong>ISBN-13</strong>: 9781416586593</li>
+<li><strong>Publisher</strong>: Jove</li></ul>
+<div class="genres"><h4>Genre</h4><ul><li><a href="/g/1">Drama</a></li></ul></div>
+</div></div></body></html>"""
+
+
+def test_split_first_step_skips_brackets_in_literals() -> None:
+    x = "/descendant::strong[normalize-space()='a]['][1]/following-sibling::text()[1]"
+    assert split_first_step(x) == (
+        "/descendant::strong[normalize-space()='a]['][1]",
+        "/following-sibling::text()[1]",
+    )
+    assert split_first_step("/descendant::*[self::h1 or self::h2][1]/a") == (
+        "/descendant::*[self::h1 or self::h2][1]",
+        "/a",
+    )
+    assert split_first_step("/html/body/div") is None
+    assert split_first_step("./descendant::td[1]") is None
+
+
+def test_container_scopes_nearest_classes_and_nearest_id() -> None:
+    doc = parse_html(SCOPED_PAGE)
+    strong = doc.xpath("//strong")[0]
+    scopes = container_scopes(strong, doc)
+    assert scopes[0].startswith("/descendant::ul[") and "overview-details" in scopes[0]
+    assert "module" in scopes[1]
+    assert scopes[-1] == "/descendant::div[@id='content'][1]"
+
+
+def test_mixed_content_label_scoped_by_container() -> None:
+    doc = parse_html(SCOPED_PAGE)
+    t = next(t for t in ground_value(DocIndex(doc, "u"), "9781416586593") if t.mode == "text")
+    cs = generate_candidates(t, doc)
+    xps = [c.xpath for c in cs]
+    label = "descendant::strong[normalize-space()='ISBN-13'][1]/following-sibling::text()[1]"
+    scoped_ul = (
+        "/descendant::ul[contains(concat(' ', normalize-space(@class), ' '), ' overview-details ')]"
+        "[1]/" + label
+    )
+    scoped_id = "/descendant::div[@id='content'][1]/" + label
+    assert "/" + label in xps and scoped_ul in xps and scoped_id in xps
+    # the scoped forms come after the unscoped one (they only win on robustness)
+    assert xps.index("/" + label) < xps.index(scoped_ul)
+    assert all(works(c, doc, "9781416586593") for c in cs if c.normalize.strip_prefix)
+    # a decoy sidebar with the same label in front: only the scoped forms still read the value
+    decoy = SCOPED_PAGE.replace(
+        "<body>", "<body><aside><ul><li><strong>ISBN-13</strong>: 000</li></ul></aside>"
+    )
+    mdoc = parse_html(decoy)
+    by_xpath = {c.xpath: c for c in cs}
+    nz = by_xpath[scoped_ul].normalize
+    assert read_values(scoped_ul, mdoc, nz) == ["9781416586593"]
+    assert read_values(scoped_id, mdoc, nz) == ["9781416586593"]
+    assert read_values("/" + label, mdoc, nz) == ["000"]
+
+
+def test_neighbour_anchor_child_class_and_sibling() -> None:
+    html = (
+        "<html><body><div class='module'><h2>Ads</h2><h2>Night Myst<span class='subtitle'>"
+        " (Paperback)</span></h2><h3 class='author'>by Jane</h3></div></body></html>"
+    )
+    doc = parse_html(html)
+    t = next(t for t in ground_value(DocIndex(doc, "u"), "Night Myst") if t.element.tag == "h2")
+    xps = [c.xpath for c in generate_candidates(t, doc)]
+    child = (
+        "/descendant::h2[span[contains(concat(' ', normalize-space(@class), ' '), ' subtitle ')]]"
+        "[1]/text()[normalize-space()][1]"
+    )
+    sibling = (
+        "/descendant::h3[contains(concat(' ', normalize-space(@class), ' '), ' author ')][1]"
+        "/preceding-sibling::h2[1]/text()[normalize-space()][1]"
+    )
+    assert child in xps and sibling in xps
+    from anchorpath.selectors.model import Normalize
+
+    for x in (child, sibling):
+        assert read_values(x, doc, Normalize()) == ["Night Myst"]

@@ -8,6 +8,7 @@ from anchorpath.runner.checkpoint import (
     Checkpoint,
     archived_pages,
     load_checkpoint,
+    remove_checkpoint,
     save_checkpoint,
 )
 from anchorpath.runner.crawl import CrawlItem, CrawlState, Frontier
@@ -36,9 +37,35 @@ def test_round_trip_and_atomic_replace(tmp_path: Path) -> None:
     save_checkpoint(tmp_path, cp)
     again = load_checkpoint(tmp_path)
     assert again is not None and again.to_dict() == cp.to_dict()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.json"]  # no temp left
+    # no temp file left; records go to an append-only log, not into the JSON head
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.json", "records.jsonl"]
     state = CrawlState.from_dict(again.crawl)
     assert state.frontier == [CrawlItem("http://a/1")]
+
+
+def test_log_lines_written_after_the_last_checkpoint_are_cut(tmp_path: Path) -> None:
+    cp = _cp()
+    save_checkpoint(tmp_path, cp)
+    cp.records.append({"page_type": "p", "url": "http://a/2", "values": {}, "problems": []})
+    cp.pages.append({"url": "http://a/1"})
+    save_checkpoint(tmp_path, cp)
+    # kill -9 while appending the next page: a whole line and half a line past the counts
+    with (tmp_path / "records.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"page_type": "p", "url": "http://a/3"}\n{"page_ty')
+    loaded = load_checkpoint(tmp_path)
+    assert loaded is not None
+    assert loaded.records == cp.records and loaded.pages == cp.pages
+    assert (tmp_path / "records.jsonl").read_text(encoding="utf-8").count("\n") == 2
+    loaded.records.append({"page_type": "p", "url": "http://a/4", "values": {}, "problems": []})
+    save_checkpoint(tmp_path, loaded)
+    again = load_checkpoint(tmp_path)
+    assert again is not None and [r["url"] for r in again.records] == [
+        "http://a/1",
+        "http://a/2",
+        "http://a/4",
+    ]
+    remove_checkpoint(tmp_path)
+    assert load_checkpoint(tmp_path) is None and not list(tmp_path.iterdir())
 
 
 def _write(path: Path, urls: list[str]) -> None:

@@ -208,6 +208,13 @@ def _fallbacks(best: Scored, ranked: Sequence[Scored]) -> tuple[str, ...]:
 
     picked: list[Scored] = []
     fams = {family(best)}
+    # Fallbacks run when the primary finds nothing, typically after a restyle renamed every
+    # class: if the primary leans on a class, keep one fallback that does not.
+    if "@class" in best.candidate.xpath:
+        plain = next((s for s in same if "@class" not in s.candidate.xpath), None)
+        if plain is not None:
+            picked.append(plain)
+            fams.add(family(plain))
     for s in same:
         if family(s) not in fams and len(picked) < 2:
             picked.append(s)

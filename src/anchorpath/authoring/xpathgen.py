@@ -447,6 +447,27 @@ def _label_anchors(
                             Anchor("label-text", text, axis="self" + suffix),
                             nz,
                         )
+    # (e) a bare text label right before the value element: ``By: <a>Alex</a>``.
+    if target.mode != "jsonld":
+        prev = el.getprevious()
+        while prev is not None and not isinstance(prev.tag, str):
+            prev = prev.getprevious()
+        parent = el.getparent()
+        before = prev.tail if prev is not None else parent.text if parent is not None else None
+        text = xpath_space(before or "")
+        if text.endswith(":") and label_like(text) and text.casefold() != value_norm:
+            lexpr = f"{pfx}text()[normalize-space()={literal(text)}][1]"
+            expr = f"{lexpr}/following-sibling::{_tag(el)}[1]"
+            if _first(ctx, ctx_q(expr)) is el:
+                for nz in norms:
+                    yield XCandidate(
+                        expr + suffix,
+                        "label-text",
+                        Anchor(
+                            "label-text", text, axis=f"following-sibling::{_tag(el)}[1]" + suffix
+                        ),
+                        nz,
+                    )
     # (c) the label shares the value's text node: starts-with on the residue.
     pre = xpath_space(target.prefix)
     if pre and label_like(pre):
@@ -520,7 +541,7 @@ def _column_candidates(
             )
 
 
-_STEP_HEAD = re.compile(r"/descendant::(?:\*|[A-Za-z_][\w.-]*)")
+_STEP_HEAD = re.compile(r"/descendant::(?:\*|text\(\)|[A-Za-z_][\w.-]*(?![\w.(-]))")
 
 
 def split_first_step(xpath: str) -> tuple[str, str] | None:
@@ -551,12 +572,22 @@ def split_first_step(xpath: str) -> tuple[str, str] | None:
     return xpath[:i], xpath[i:]
 
 
-def _nodes(ctx: etree._Element, expr: str) -> list[etree._Element]:
+#: What a step selects: elements as such, text nodes as (owner element, is_tail).
+_Node = etree._Element | tuple[etree._Element, bool]
+
+
+def _nodes(ctx: etree._Element, expr: str) -> list[_Node]:
     try:
         res = ctx.xpath(expr.lstrip("/"))
     except etree.XPathError:
         return []
-    return [r for r in res if isinstance(r, etree._Element)] if isinstance(res, list) else []
+    out: list[_Node] = []
+    for r in res if isinstance(res, list) else []:
+        if isinstance(r, etree._Element):
+            out.append(r)
+        elif getattr(r, "getparent", None) is not None and r.getparent() is not None:
+            out.append((r.getparent(), bool(getattr(r, "is_tail", False))))
+    return out
 
 
 def container_scopes(el: etree._Element, ctx: etree._Element, *, classes: int = 2) -> list[str]:
@@ -594,7 +625,7 @@ def scoped_variants(cands: Sequence[XCandidate], ctx: etree._Element) -> list[XC
     longer scoped form loses ties.
     """
     out: list[XCandidate] = []
-    steps: dict[str, list[etree._Element]] = {}
+    steps: dict[str, list[_Node]] = {}
     scopes: dict[etree._Element, list[str]] = {}
     for c in cands:
         if c.kind not in ("label-text", "attribute", "aria"):
@@ -608,9 +639,16 @@ def scoped_variants(cands: Sequence[XCandidate], ctx: etree._Element) -> list[XC
         nodes = steps[step]
         if not nodes:
             continue
-        if nodes[0] not in scopes:
-            scopes[nodes[0]] = container_scopes(nodes[0], ctx)
-        for sexpr in scopes[nodes[0]]:
+        first = nodes[0]
+        # A tail text lives in its owner's parent: scope from the owner. An element's own
+        # text lives in the element: scope from a child of it (any will do).
+        base = first[0] if isinstance(first, tuple) else first
+        if isinstance(first, tuple) and not first[1]:
+            kid = next((k for k in base if isinstance(k.tag, str)), None)
+            base = kid if kid is not None else base
+        if base not in scopes:
+            scopes[base] = container_scopes(base, ctx)
+        for sexpr in scopes[base]:
             scoped = sexpr + "/" + step.lstrip("/")
             if scoped not in steps:
                 steps[scoped] = _nodes(ctx, scoped)

@@ -1,10 +1,10 @@
 """Checkpoint / resume of a run.
 
-After every page the pipeline writes ``<run_dir>/checkpoint.json`` atomically (temp file,
-fsync, rename), so after ``kill -9`` at any instant the file holds
-either the previous or the new progress, never half of one. It holds the crawl state (frontier,
-done pages, skips), the records and page signals gathered so far, and the WARC segments of the
-run.
+After every page the pipeline appends the page's records and signals to ``records.jsonl`` and
+``pages.jsonl`` (fsync), then replaces ``<run_dir>/checkpoint.json`` atomically (temp file,
+fsync, rename) with the crawl state (frontier, done pages, skips), the WARC segments of the run
+and how many log lines are valid. After ``kill -9`` at any instant the checkpoint holds either
+the previous or the new progress, never half of one, and log lines it does not count are cut.
 
 Pages are archived to the run's WARC *before* they are parsed, so a kill between archiving a
 page and checkpointing it leaves the page in the WARC but not in ``done``. On resume such pages
@@ -29,6 +29,7 @@ __all__ = [
     "Checkpoint",
     "archived_pages",
     "load_checkpoint",
+    "remove_checkpoint",
     "save_checkpoint",
 ]
 
@@ -51,6 +52,8 @@ class Checkpoint:
     pages: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     attempts: int = 1
+    #: How many records/pages are already in the on-disk logs (not part of the content).
+    saved: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -86,14 +89,44 @@ class Checkpoint:
         )
 
 
+_LOGS = ("records", "pages")
+
+
+def _append_lines(path: Path, items: list[dict[str, Any]], start: int) -> None:
+    """Append ``items[start:]`` as JSON lines and fsync (before the head refers to them)."""
+    if start >= len(items):
+        return
+    with path.open("a", encoding="utf-8") as fh:
+        for item in items[start:]:
+            fh.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def save_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
-    """Atomically replace ``<run_dir>/checkpoint.json``."""
+    """Persist progress: new records/pages appended to ``records.jsonl``/``pages.jsonl``,
+    then ``checkpoint.json`` (crawl state and how many lines of each log are valid) replaced
+    atomically.
+
+    The logs are append-only so a long run does not rewrite everything it gathered after
+    every page; lines past the counts in ``checkpoint.json`` (written just before a kill) are
+    ignored and cut off on load.
+    """
     path = run_dir / CHECKPOINT_NAME
     tmp = run_dir / f".{CHECKPOINT_NAME}.tmp"
-    data = json.dumps(checkpoint.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    head = checkpoint.to_dict()
     try:
+        for name in _LOGS:
+            items: list[dict[str, Any]] = head.pop(name)
+            saved = checkpoint.saved.get(name, 0)
+            if saved > len(items):  # the caller rewound: start the log afresh
+                (run_dir / f"{name}.jsonl").unlink(missing_ok=True)
+                saved = 0
+            _append_lines(run_dir / f"{name}.jsonl", items, saved)
+            checkpoint.saved[name] = len(items)
+            head[f"{name}_count"] = len(items)
         with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(data)
+            fh.write(json.dumps(head, ensure_ascii=False, separators=(",", ":")))
             fh.flush()
             os.fsync(fh.fileno())
         # No fsync of the directory: if a power cut loses the rename, the previous checkpoint
@@ -104,15 +137,48 @@ def save_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
     return path
 
 
+def _read_lines(path: Path, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` JSON lines of ``path``; the file is cut to exactly those lines."""
+    if count == 0:
+        path.unlink(missing_ok=True)
+        return []
+    out: list[dict[str, Any]] = []
+    end = 0
+    with path.open("rb") as fh:
+        for raw in fh:
+            if len(out) == count:
+                break
+            out.append(json.loads(raw.decode("utf-8")))
+            end += len(raw)
+    if len(out) < count:
+        raise ValueError(f"{path.name} has {len(out)} lines, the checkpoint expects {count}")
+    with path.open("r+b") as fh:
+        fh.truncate(end)
+    return out
+
+
 def load_checkpoint(run_dir: Path) -> Checkpoint | None:
     """The checkpoint of an unfinished run in ``run_dir``, or None when there is none."""
     path = run_dir / CHECKPOINT_NAME
     if not path.is_file():
         return None
     try:
-        return Checkpoint.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        head = json.loads(path.read_text(encoding="utf-8"))
+        counts = {name: int(head.pop(f"{name}_count", 0)) for name in _LOGS}
+        for name in _LOGS:
+            if name not in head:
+                head[name] = _read_lines(run_dir / f"{name}.jsonl", counts[name])
+        cp = Checkpoint.from_dict(head)
+        cp.saved = {name: len(head[name]) for name in _LOGS}
+        return cp
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise RunError(f"{path}: unreadable checkpoint ({exc}); delete it to start over") from exc
+
+
+def remove_checkpoint(run_dir: Path) -> None:
+    """Delete the checkpoint and its logs (the run is finished)."""
+    for name in (CHECKPOINT_NAME, *(f"{n}.jsonl" for n in _LOGS)):
+        (run_dir / name).unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

@@ -831,7 +831,14 @@ def check_drift(
             score = _score(p_field)
             for f in sorted(feats, key=lambda f: -f.score):
                 if f.score >= EVIDENCE_SCORE:
-                    evidence.append(f"{key}: {_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
+                    evidence.append(f"{_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
+            # zero churn: the field's text never varied in the baseline and now did
+            constant = _constant_test(fcur, fbase)
+            if constant is not None:
+                c_score, c_line = constant
+                if c_score >= EVIDENCE_SCORE:
+                    evidence.insert(0, c_line)
+                score = max(score, c_score)
             # anchor label: structural, weighs heavily
             anchored = [b for b in fbase if b.anchor_pages]
             if fcur.anchor_pages and anchored:
@@ -841,7 +848,7 @@ def check_drift(
                 share = fcur.anchor_present / fcur.anchor_pages
                 if base_share >= 0.8 and share <= 0.5:
                     line = (
-                        f"{key}: anchor label missing on {fcur.anchor_pages - fcur.anchor_present}"
+                        f"anchor label missing on {fcur.anchor_pages - fcur.anchor_present}"
                         f"/{fcur.anchor_pages} pages (baseline present on {base_share:.0%})"
                     )
                     if score >= ANCHOR_CORROBORATION or fcur.empty_ratio >= 0.5:
@@ -862,10 +869,10 @@ def check_drift(
                     )
                     if feat is not None and feat.score >= EVIDENCE_SCORE:
                         score = max(score, feat.score)
-                        evidence.append(f"{key}: {_LABELS['anchor']} {feat.shown}")
+                        evidence.append(f"{_LABELS['anchor']} {feat.shown}")
             if s_score >= threshold:
                 score = max(score, s_score)
-                evidence = [f"{key}: {e}" for e in s_evidence] + evidence
+                evidence = [*s_evidence, *evidence]
             # the XPath found nothing on any record, where every baseline run found it on
             # nearly all records: with one record per page (detail pages) the binomial test
             # alone cannot tell this from chance, but it is the classic selector break
@@ -877,15 +884,15 @@ def check_drift(
                 score = max(score, HARD_SCORE)
                 evidence.insert(
                     0,
-                    f"{key}: field vanished: empty on all {fcur.count} records "
+                    f"field vanished: empty on all {fcur.count} records "
                     f"(baseline filled on ≥ 90 % in all {len(fbase)} runs)",
                 )
             if fcur.count == 0 and any(b.count for b in fbase):
                 score = max(score, HARD_SCORE)
-                evidence.insert(0, f"{key}: no values at all (no records)")
+                evidence.insert(0, "no values at all (no records)")
             result.field_scores[key] = score
             if score >= threshold:
-                result.fields[key] = evidence or [f"{key}: combined score {score:.1f}"]
+                result.fields[key] = evidence or [f"combined score {score:.1f}"]
         result.score = max(result.score, s_score)
     # pages matching no page type at all
     base_pages = [(b.unmatched_pages, b.total_pages) for b in baseline if b.total_pages]

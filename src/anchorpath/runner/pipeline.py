@@ -69,6 +69,7 @@ from anchorpath.runner.checkpoint import (
     Checkpoint,
     archived_pages,
     load_checkpoint,
+    remove_checkpoint,
     save_checkpoint,
 )
 from anchorpath.runner.crawl import CrawlItem, CrawlState, Frontier
@@ -365,7 +366,7 @@ class _Run:
                 continue
             if any(r.id == cp.run_id for r in self.store.runs(self.sf.site.id, limit=50)):
                 # Committed, then killed before the checkpoint was removed: nothing to resume.
-                (run_dir / "checkpoint.json").unlink(missing_ok=True)
+                remove_checkpoint(run_dir)
                 continue
             same = cp.selector_sha256 == self.sf_sha and cp.options == _options_fingerprint(
                 self.options
@@ -468,7 +469,7 @@ class _Run:
         cp.crawl = state.to_dict()
         self.progress("phase", {"name": "checking"})
         self._decide(cp, state, result, blocked)
-        (run_dir / "checkpoint.json").unlink(missing_ok=True)
+        remove_checkpoint(run_dir)
         return result
 
     def _one_page(
