@@ -93,7 +93,15 @@ class FetchError(AnchorpathError):
 
 
 class RobotsDisallowed(FetchError):
-    """robots.txt forbids the URL: skip it, never retry it another way."""
+    """robots.txt forbids the URL: skip it, never retry it another way.
+
+    ``reason`` is ``"disallowed"`` (a rule forbids the URL) or ``"unavailable"`` (robots.txt
+    could not be fetched, which RFC 9309 treats as a complete disallow).
+    """
+
+    def __init__(self, message: str, *, url: str | None = None, reason: str = "disallowed") -> None:
+        self.reason = reason
+        super().__init__(message, url=url)
 
 
 class OriginBlocked(FetchError):

@@ -106,3 +106,15 @@ def test_redact_url() -> None:
     out = redact_url(url)
     assert "user" not in out and "pw@" not in out and "123" not in out and "A" * 30 not in out
     assert "q=books" in out and out.startswith("https://h.org/p?")
+
+
+def test_korean_login_wall_in_euc_kr_is_recognised() -> None:
+    from anchorpath.runner.safety import detect_refusal
+
+    page = (
+        '<html><head><meta charset="euc-kr"><title>로그인 - 원료의약품 등록</title></head><body>'
+        '<form><input name="id"><input type="password" name="pw"></form></body></html>'
+    ).encode("cp949")
+    headers = {"content-type": "text/html; charset=euc-kr"}
+    url = "http://127.0.0.1:1/dmf/list.do?page=1"
+    assert detect_refusal(url, url, headers, page) == "login-wall"

@@ -233,7 +233,7 @@ def _counters(counters: Any) -> dict[str, Any]:
 def _unreachable(exc: Exception) -> bool:
     """robots.txt could not be fetched at all (network error, 5xx): RFC 9309 makes that a
     complete disallow, but for the scheduler the site is down, not refusing us."""
-    return isinstance(exc, RobotsDisallowed) and "unavailable" in str(exc)
+    return isinstance(exc, RobotsDisallowed) and exc.reason == "unavailable"
 
 
 def _login_wall(doc: Any, page: PageResult) -> bool:

@@ -78,6 +78,7 @@ class RobotsGate:
                 f"{url}: robots.txt of {state.gate.origin} unavailable ({robots.detail}): "
                 "complete disallow",
                 url=url,
+                reason="unavailable",
             )
         if robots.robots is None:
             return
@@ -103,6 +104,7 @@ class RobotsGate:
                 f"{url}: robots.txt of {state.gate.origin} unavailable ({detail}): "
                 "complete disallow",
                 url=url,
+                reason="unavailable",
             )
         return robots.robots
 

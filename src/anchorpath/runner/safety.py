@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlsplit
 
 from anchorpath._errors import FetchFailed, UnsafeRequest
+from anchorpath.selectors.decode import decode_html
 
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
@@ -185,11 +186,18 @@ _CAPTCHA = re.compile(
     re.IGNORECASE,
 )
 _PASSWORD = re.compile(rb"<input[^>]+type\s*=\s*[\"']?password", re.IGNORECASE)
+# Matched on the decoded page (a Korean login page in EUC-KR has no ASCII "login" in it).
 _LOGIN_WORDS = re.compile(
-    rb"<title>[^<]*(log ?in|sign ?in|anmelden|connexion|iniciar sesi|login required)",
+    r"<title>[^<]*(log ?in|sign ?in|anmelden|connexion|iniciar sesi|login required"
+    r"|로그인|회원\s*인증|본인\s*인증|ログイン|登录|登入)",
     re.IGNORECASE,
 )
 _LOGIN_PATH = re.compile(r"/(login|signin|sign-in|log-in|sso|auth|account/login|users/sign_in)\b")
+
+
+def _charset_of(content_type: str) -> str | None:
+    m = re.search(r"charset=([\w.:-]+)", content_type)
+    return m.group(1) if m else None
 
 
 def detect_refusal(
@@ -213,6 +221,8 @@ def detect_refusal(
         return None  # we asked for a login page ourselves; not a wall
     if _LOGIN_PATH.search(urlsplit(final_url).path.lower()):
         return "login-wall"  # redirected to a login page
-    if _PASSWORD.search(head) and _LOGIN_WORDS.search(head):
-        return "login-wall"
+    if _PASSWORD.search(head):
+        text, _codec = decode_html(head, _charset_of(content_type))
+        if _LOGIN_WORDS.search(text):
+            return "login-wall"
     return None
