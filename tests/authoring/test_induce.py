@@ -228,7 +228,9 @@ def _book(i: int, *, icon: str = "", sidebar: str = "", before: bool = False) ->
 
 
 def test_decoy_before_target_prefers_scoped_label_and_nearest_anchor() -> None:
-    seeds = [seed_from_html(_book(i), f"https://books.test/p/{i}", source=f"b{i}") for i in range(3)]
+    seeds = [
+        seed_from_html(_book(i), f"https://books.test/p/{i}", source=f"b{i}") for i in range(3)
+    ]
     fields = [FieldRequest(f) for f in ("title", "author", "isbn", "publisher")]
     ex = {f"b{i}": dict(BOOKS[i]) for i in range(3)}
     res = author_page_type(seeds, fields, ex)
@@ -238,7 +240,9 @@ def test_decoy_before_target_prefers_scoped_label_and_nearest_anchor() -> None:
     assert "descendant::strong[normalize-space()='ISBN-13'][1]" in isbn
     assert not isbn.startswith("/descendant::strong")
     # the author: the nearest anchor, not the far id + first link of the block
-    assert res.fields["author"].xpath != "/descendant::div[@id='product-details'][1]/descendant::a[1]"
+    assert (
+        res.fields["author"].xpath != "/descendant::div[@id='product-details'][1]/descendant::a[1]"
+    )
     unseen = _book(3, icon='<a href="#top"><img src="i.png"></a>', sidebar=SIDEBAR, before=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtractionWarning)

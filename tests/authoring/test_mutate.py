@@ -134,7 +134,9 @@ def test_decoy_is_placed_before_the_target_and_keeps_the_label() -> None:
 
 def test_decoy_of_a_long_block_is_pruned_to_the_target_path() -> None:
     filler = "<div class='ads'>" + "lorem ipsum " * 100 + "</div>"
-    page = BLOCK_PAGE.replace('<ul class="overview-details">', filler + '<ul class="overview-details">')
+    page = BLOCK_PAGE.replace(
+        '<ul class="overview-details">', filler + '<ul class="overview-details">'
+    )
     doc = parse_html(page)
     title = doc.xpath("//h1")[0]
     (m,) = mutate_tree(doc, targets=[title], operators=["decoy_label"], seed=0)

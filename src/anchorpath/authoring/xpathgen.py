@@ -6,11 +6,20 @@ For one grounded target node the generators propose, in order of preference:
    ``name``, ``aria-label``, ``role``, ``property`` or stable class, then the shortest way down;
 2. **label-text anchors** — the nearest short text acting as a label (``th``, ``dt``,
    ``label``, ``strong``/``b``, a ``span``/``div`` ending in ``:``, a table column header, or a
-   label sharing the value's own text node) and the axis that reaches the value
+   label sharing the value's own text node, a bare ``By:`` text before the value element) and
+   the axis that reaches the value
    (``following-sibling::td[1]``, ``parent::*/following-sibling::*[1]``, a header-anchored
    column, …);
-3. **structural paths** — first-of-tag, then positional, then the absolute path (last resort
+3. **neighbour anchors** — the target told apart by a child or the nearest sibling with a
+   stable class/attribute (``h2[span[@class~='subtitle']]``,
+   ``h3[@class~='author']/preceding-sibling::h2[1]``): no first-of-tag step to shift;
+4. **structural paths** — first-of-tag, then positional, then the absolute path (last resort
    and the benchmark's baseline).
+
+Label and attribute anchors are also proposed *scoped by the nearest stable container*
+(``/descendant::ul[@class~='details'][1]/descendant::strong[.='ISBN'][1]/…``, the nearest
+stable id too): a decoy repeating the label earlier in the page takes an unscoped first match.
+The longer scoped forms lose ties, so only mutation scoring (``decoy_label``) promotes them.
 
 Auto-generated ids and classes (hash-like, digits) are never used as anchors. All generated
 forms stop early (``/descendant::th[…][1]``) instead of scanning the whole tree with ``//``.
@@ -449,11 +458,11 @@ def _label_anchors(
                         )
     # (e) a bare text label right before the value element: ``By: <a>Alex</a>``.
     if target.mode != "jsonld":
-        prev = el.getprevious()
-        while prev is not None and not isinstance(prev.tag, str):
-            prev = prev.getprevious()
+        # The text right before the element: the previous node's tail (a comment's too), or
+        # the parent's own text when the element comes first.
+        left = el.getprevious()
         parent = el.getparent()
-        before = prev.tail if prev is not None else parent.text if parent is not None else None
+        before = left.tail if left is not None else parent.text if parent is not None else None
         text = xpath_space(before or "")
         if text.endswith(":") and label_like(text) and text.casefold() != value_norm:
             lexpr = f"{pfx}text()[normalize-space()={literal(text)}][1]"
@@ -585,8 +594,11 @@ def _nodes(ctx: etree._Element, expr: str) -> list[_Node]:
     for r in res if isinstance(res, list) else []:
         if isinstance(r, etree._Element):
             out.append(r)
-        elif getattr(r, "getparent", None) is not None and r.getparent() is not None:
-            out.append((r.getparent(), bool(getattr(r, "is_tail", False))))
+        else:
+            getparent = getattr(r, "getparent", None)  # lxml "smart string" of a text node
+            owner = getparent() if getparent is not None else None
+            if isinstance(owner, etree._Element):
+                out.append((owner, bool(getattr(r, "is_tail", False))))
     return out
 
 
@@ -682,11 +694,12 @@ def _neighbour_anchors(target: Target, ctx: etree._Element, relative: bool) -> I
         ]
         return out
 
-    found: list[tuple[str, Anchor]] = []
+    # (expression, anchor, axis from the anchor element to the value)
+    found: list[tuple[str, Anchor, str]] = []
     for child in [c for c in el if isinstance(c.tag, str)][:3]:
         for pred, anchor in preds(child):
             for st in steps:
-                found.append((f"{pfx}{st}[{_tag(child)}[{pred}]][1]", anchor))
+                found.append((f"{pfx}{st}[{_tag(child)}[{pred}]][1]", anchor, f"parent::{st}"))
     for preceding, axis in ((False, "preceding-sibling"), (True, "following-sibling")):
         sib = next(
             (s for s in el.itersiblings(preceding=preceding) if isinstance(s.tag, str)), None
@@ -698,12 +711,12 @@ def _neighbour_anchors(target: Target, ctx: etree._Element, relative: bool) -> I
             if _first(ctx, ctx_q(sexpr)) is not sib:
                 continue
             for st in steps:
-                found.append((f"{sexpr}/{axis}::{st}[1]", anchor))
-    for expr, anchor in found:
+                found.append((f"{sexpr}/{axis}::{st}[1]", anchor, f"{axis}::{st}[1]"))
+    for expr, anchor, to_value in found:
         if _first(ctx, ctx_q(expr)) is el:
             for nz in norms:
                 yield XCandidate(
-                    expr + suffix, "attribute", replace(anchor, axis=suffix.lstrip("/") or None), nz
+                    expr + suffix, "attribute", replace(anchor, axis=to_value + suffix), nz
                 )
 
 

@@ -26,18 +26,11 @@ def main() -> None:
 
 
 def _register() -> None:
-    # One module per command group; a module that does not exist yet is simply skipped
-    # while the tree is being built up.
-    import importlib
+    # Imported here, not at the top, because each module imports ``main``'s package.
+    from anchorpath.cli import author, demo, robots, run, selectors
 
-    for name in ("selectors", "robots", "demo", "run", "author", "diff"):
-        try:
-            module = importlib.import_module(f"anchorpath.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"anchorpath.cli.{name}":
-                raise
-            continue
-        for command in getattr(module, "COMMANDS", ()):
+    for module in (selectors, robots, run, demo, author):
+        for command in module.COMMANDS:
             main.add_command(command)
 
 
