@@ -167,3 +167,22 @@ def test_same_tag_above_keeps_table_and_record_shapes() -> None:
     for m in mutants:
         assert [[c.tag for c in r] for r in m.records] == shapes
         assert not m.doc.xpath("//tr/div | //tbody/div | //table/div | //ul/div")
+
+
+def test_list_targets_get_decoys_but_no_sibling_inserts() -> None:
+    page = (
+        "<html><body><div id='content'><div class='genres'><h4>Genre</h4><ul>"
+        "<li><a href='/g/1'>Crime</a></li><li><a href='/g/2'>Drama</a></li></ul></div>"
+        "</div></body></html>"
+    )
+    doc = parse_html(page)
+    items = doc.xpath("//li/a")
+    by_op = {m.operator: m for m in mutate_tree(doc, list_targets=items, seed=0)}
+    assert "insert_sibling_before" not in by_op  # nothing but list items: no new items
+    assert "wrap_ancestors" in by_op and [
+        clean_text(itext(a)) for a in by_op["wrap_ancestors"].doc.xpath("//li/a")
+    ] == ["Crime", "Drama"]
+    decoy = _html(by_op["decoy_label"].doc.find(".//body")[0])
+    assert 'class="genres"' in decoy and "Genre" in decoy
+    assert "Crime" not in decoy and "Drama" not in decoy
+    assert by_op["same_tag_above"].doc.xpath("//div[@class='promo']/a")

@@ -238,3 +238,22 @@ def test_neighbour_anchor_child_class_and_sibling() -> None:
 
     for x in (child, sibling):
         assert read_values(x, doc, Normalize()) == ["Night Myst"]
+
+
+def test_bare_text_label_before_value_element() -> None:
+    html = (
+        "<html><body><div id='details'><h1><a href='#top'><img src='i.png'></a>Title</h1>"
+        "<div class='product-author'>Edited By: <a href='/e'>Sue Downs</a></div>"
+        "<div class='product-author'>By: <a href='/a'>Carrie T</a></div></div></body></html>"
+    )
+    doc = parse_html(html)
+    t = next(t for t in ground_value(DocIndex(doc, "u"), "Carrie T") if t.element.tag == "a")
+    cs = generate_candidates(t, doc, value_norm="carrie t")
+    by_xpath = {c.xpath: c for c in cs}
+    x = "/descendant::text()[normalize-space()='By:'][1]/following-sibling::a[1]"
+    assert x in by_xpath
+    a = by_xpath[x].anchor
+    assert a is not None and a.value == "By:" and a.axis == "following-sibling::a[1]"
+    # scoped too (text-node first steps are scoped from their owner's container)
+    assert "/descendant::div[@id='details'][1]/" + x[1:] in by_xpath
+    assert all(works(c, doc, "Carrie T") for c in cs if "By:" in c.xpath)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from anchorpath.runner.drift import (
@@ -339,10 +340,11 @@ def test_evidence_lines_do_not_repeat_the_field_name() -> None:
         assert lines and not any(line.startswith(f"{name}:") for line in lines), lines
 
 
-def _page_text_run(texts: dict[str, str | None]) -> RunStats:
+def _page_text_run(texts: Mapping[str, str | None]) -> RunStats:
     """One record per run (a page monitored by URL): fields of template text."""
     page_type = PageType.from_dict(
-        "page", {"match": ".", "fields": {k: {"xpath": f"//p[{i + 1}]"} for i, k in enumerate(texts)}}
+        "page",
+        {"match": ".", "fields": {k: {"xpath": f"//p[{i + 1}]"} for i, k in enumerate(texts)}},
     )
     page = PageResult("http://127.0.0.1/", "page", (), record_root_count=None)
     return field_stats([dict(texts)], page_type, [page])
@@ -410,3 +412,15 @@ def test_baseline_stored_before_fingerprints_still_loads() -> None:
     base = [RunStats.from_dict(stored)]
     assert check_drift(_page_text_run({"menu": "Find a Store"}), base).verdict == "ok"
     assert check_drift(_page_text_run({"menu": "Apple Music"}), base).verdict == "drift"
+
+
+def test_distinct_ratio_is_compared_at_equal_sample_size() -> None:
+    # a seed of 6 fixture records has (nearly) all-distinct applicants; a run of 70 records
+    # repeats them by nature: not a drift
+    seed = seed_baseline(SELECTOR, make_records(0, 6))
+    assert check_drift(stats_for(make_records(1, n=70)), seed).verdict == "ok"
+    # ... while one value on every record still is
+    recs = make_records(1, n=70)
+    for r in recs:
+        r["title"] = "Ingredient name"
+    assert "title" in check_drift(stats_for(recs), seed).fields

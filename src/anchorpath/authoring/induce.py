@@ -479,9 +479,11 @@ def _author_detail(
         # List fields are left out: a sibling inserted next to a list item *is* a new item.
         targets = list(
             dict.fromkeys(
-                g[i][0].element
+                t.element
                 for name, g in grounded.items()
-                if g[i] and g[i][0].zone == "body" and types[name] != "list"
+                if types[name] != "list"
+                for t in g[i][:4]
+                if t.zone == "body"
             )
         )
         # ... but decoys and same-tag blocks cluster around list items too.

@@ -67,8 +67,8 @@ class _Ctx:
     targets: list[etree._Element]
     records: list[etree._Element]
     rng: random.Random
-    #: value nodes of list fields: decoys and same-tag blocks cluster around them too, sibling
-    #: inserts do not (a sibling next to a list item *is* a new item)
+    #: value nodes of list fields: wrappers, decoys and same-tag blocks cluster around them
+    #: too, sibling inserts do not (a sibling next to a list item *is* a new item)
     extra: list[etree._Element] = field(default_factory=list)
 
     @property
@@ -119,7 +119,8 @@ def _in_body(el: etree._Element) -> bool:
 
 def _wrap_ancestors(c: _Ctx) -> bool:
     done = False
-    for t in _uniq(c.focus):
+    # List items too: a wrapper around their list adds no item.
+    for t in _uniq(c.focus + c.extra):
         anc = [a for a in t.iterancestors() if a.tag not in ("html", "body", "head")][:3]
         # Wrapping table internals or list items in a div would be invalid HTML; real
         # redesigns wrap the block around them instead.
@@ -330,19 +331,28 @@ def _reorder_attributes(c: _Ctx) -> bool:
     return done
 
 
-def _decoy_source(t: etree._Element) -> etree._Element | None:
-    """The smallest ancestor-or-self holding the target *and* a label-like text; when every
-    such block within four levels is long, the first of them (a "quick view" copy of a whole
-    product block is a real pattern; ``_prune`` keeps the copy small)."""
-    own = itext(t).strip()
+def _decoy_source(
+    t: etree._Element, targets: Sequence[etree._Element] = ()
+) -> etree._Element | None:
+    """The smallest ancestor-or-self holding the target *and* a label-like text (text beyond
+    the values of the targets inside it: a list of genres alone is no labelled block); when
+    every such block within four levels is long, the first of them (a "quick view" copy of a
+    whole product block is a real pattern; ``_prune`` keeps the copy small)."""
+
+    def size(x: etree._Element) -> int:
+        return len(re.sub(r"\s+", "", itext(x)))
+
     big: etree._Element | None = None
     for a in [t, *t.iterancestors()][:4]:
         if a.tag in ("body", "html", "table", "tbody"):
             break
-        text = itext(a).strip()
-        if len(text) > len(own) and len(text) <= 300:
+        inside = [u for u in [t, *targets] if u is a or a in u.iterancestors()]
+        inside = [u for u in inside if not any(v in u.iterancestors() for v in inside)]
+        own = sum(size(u) for u in dict.fromkeys(inside))
+        text = size(a)
+        if own < text <= 300:
             return a
-        if big is None and len(own) < len(text) <= 50_000:
+        if big is None and own < text <= 50_000:
             big = a
     return big
 
@@ -420,7 +430,7 @@ def _decoy_label(c: _Ctx) -> bool:
         sources = _uniq(c.records)
     else:
         every = _uniq(c.targets + c.extra)
-        found = _uniq([s for s in (_decoy_source(t) for t in every) if s is not None])
+        found = _uniq([s for s in (_decoy_source(t, every) for t in every) if s is not None])
         # One copy per block: a block inside another one's copy would be duplicated.
         sources = [s for s in found if not any(o in found for o in s.iterancestors())]
     for src in sources:
@@ -617,8 +627,8 @@ def mutate_tree(
 
     ``targets`` are the value-holding elements, ``records`` the record roots of a list page;
     without targets, a few text-bearing leaves are picked at random as stand-ins.
-    ``list_targets`` are the item nodes of list fields: only the operators that add content
-    away from the target (``decoy_label``, ``same_tag_above``) cluster around them.
+    ``list_targets`` are the item nodes of list fields: only the operators that add no item
+    (``wrap_ancestors``, ``decoy_label``, ``same_tag_above``) cluster around them.
     """
     names = list(OPERATORS) if operators is None else list(operators)
     unknown = [n for n in names if n not in OPERATORS]

@@ -238,4 +238,8 @@ def new_site(
     click.echo(f"wrote {target} (version {saved.version})")
 
 
+from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last
+
+author_group.add_command(repair_cmd)
+
 COMMANDS = [author_group]

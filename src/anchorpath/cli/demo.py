@@ -43,11 +43,18 @@ def demo_group(ctx: click.Context) -> None:
         records_for_day,
         selector_text,
     )
+    from anchorpath.demo.golden import copy_packaged_fixtures
 
     work = Path(tempfile.mkdtemp(prefix="anchorpath-demo-"))
     selector = work / "selectors" / SELECTOR_FILE_NAME
     selector.parent.mkdir(parents=True)
     selector.write_text(selector_text(), encoding="utf-8")
+    try:
+        # The golden fixtures the selector file names (relative paths): they seed the drift
+        # gate's baseline, so day 1 is checked against known-good records, not accepted blindly.
+        copy_packaged_fixtures(selector.parent)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
     verdicts: dict[int, str] = {}
 
     def check(day_from: int, day_to: int, result: Any) -> str | None:

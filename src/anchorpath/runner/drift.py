@@ -500,9 +500,9 @@ class _Feature:
 
 def _share_test(
     name: str,
-    x: int,
+    x: float,
     n: int,
-    base: Sequence[tuple[int, int]],
+    base: Sequence[tuple[float, int]],
     *,
     one_sided_drop: bool = False,
     expected: float | None = None,
@@ -596,6 +596,31 @@ def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> _Feature | None:
     )
 
 
+def _rarefied_distinct(fs: FieldStats, m: int) -> float:
+    """Expected number of distinct values among ``m`` of the run's filled values drawn at
+    random without replacement (rarefaction, Hurlbert 1971). Values beyond the kept top
+    :data:`MAX_VALUES` are taken as equally frequent."""
+    n = fs.filled
+    if m >= n or n <= 0:
+        return float(fs.distinct)
+    counts = [float(c) for c in fs.values.values()]
+    rest = fs.distinct - len(fs.values)
+    if rest > 0 and fs.value_other > 0:
+        counts += [fs.value_other / rest] * rest
+
+    def absent(c: float) -> float:  # P(a value seen c times is not among m draws)
+        if n - c < m:
+            return 0.0
+        return math.exp(
+            math.lgamma(n - c + 1)
+            + math.lgamma(n - m + 1)
+            - math.lgamma(n + 1)
+            - math.lgamma(n - c - m + 1)
+        )
+
+    return sum(1.0 - absent(c) for c in counts)
+
+
 def _jaccard(a: Sequence[str], b: Sequence[str]) -> float | None:
     sa, sb = set(a), set(b)
     return len(sa & sb) / len(sa | sb) if sa or sb else None
@@ -673,12 +698,16 @@ def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Featur
             _share_test("date", cur.dates, cur.filled, [(b.dates, b.filled) for b in filled_base])
         )
         if cur.filled >= 5 and all(b.filled >= 5 for b in filled_base):
+            # The distinct ratio falls as a sample grows (values start to repeat), so a run of
+            # 64 records is never compared with a seed of 6 as they are: every run is
+            # rarefied to the smallest sample size first.
+            m = min(cur.filled, *(b.filled for b in filled_base))
             feats.append(
                 _share_test(
                     "distinct",
-                    cur.distinct,
-                    cur.filled,
-                    [(b.distinct, b.filled) for b in filled_base],
+                    _rarefied_distinct(cur, m),
+                    m,
+                    [(_rarefied_distinct(b, m), m) for b in filled_base],
                 )
             )
         seen, expected = _shape_expectation(filled_base)

@@ -1,0 +1,126 @@
+"""``anchorpath author repair``: re-author the broken fields of a drifted site from its bundle."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from anchorpath._errors import AnchorpathError
+
+__all__ = ["repair_cmd"]
+
+
+@click.command("repair")
+@click.argument("site")
+@click.option(
+    "--bundle",
+    "bundle",
+    required=True,
+    type=click.Path(exists=True),
+    metavar="PATH",
+    help="The drift run's bundle directory (or its bundle.json).",
+)
+@click.option(
+    "--selectors",
+    "selectors_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Selectors directory holding SITE.json (default: the one the drifted run used, "
+    "else the configured one).",
+)
+@click.option("--dry-run", is_flag=True, help="Print the repair and its check; write nothing.")
+@click.option("--yes", is_flag=True, help="Write the repaired file without asking.")
+def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool, yes: bool) -> None:
+    """Repair SITE's selector file from a drift alert's bundle, without an LLM.
+
+    The flow: a daily `anchorpath run SITE` ends with exit 3 (drift) and writes
+    RUN_DIR/bundle (the selector file it used, the last good snapshots and their records, the
+    failing snapshots). This command then
+
+    \b
+      1. pairs each failing snapshot's records with last good records by key
+         (URL, the key field's value, or the key value found on the page);
+      2. finds the broken fields: those whose old XPath no longer gives the
+         last good value on the failing snapshot;
+      3. re-authors only those (failing snapshots as seeds, last good values
+         as examples; list pages need two matched records a page); working
+         fields keep their XPaths;
+      4. adopts the repair only if the repaired file extracts exactly the last
+         good records from the failing snapshots (every matched record, every
+         field, after normalisation). Otherwise it exits 1 naming the fields
+         it could not reproduce, and writes nothing.
+
+    An adopted repair is printed as a per-field diff (old XPath -> new XPath,
+    anchors) and saved to DIR/SITE.json: version bumped, the old version
+    archived under DIR/.history/SITE/, provenance method "repair". Then re-run
+    the site (`anchorpath run SITE`) to fetch and commit the quarantined day.
+
+    \b
+    Examples:
+      anchorpath author repair mfds-dmf --bundle .anchorpath/state/runs/mfds-dmf/RUN/bundle --yes
+      anchorpath author repair mfds-dmf --bundle RUN/bundle --dry-run
+      anchorpath run mfds-dmf
+    """
+    from anchorpath._config import load_settings
+    from anchorpath.authoring.repair import (
+        dump_preview,
+        read_bundle,
+        render_diff,
+        repair_from_bundle,
+        save_repair,
+    )
+
+    try:
+        manifest = read_bundle(bundle)
+        if site not in (manifest.site, manifest.selector.site.id):
+            raise click.UsageError(
+                f"the bundle {bundle} is for site {manifest.site!r}, not {site!r}"
+            )
+        result = repair_from_bundle(bundle, selectors_dir=selectors_dir, dry_run=True)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    broken = sum(len(v) for v in result.broken.values())
+    where = ", ".join(f"{n} ({c} matched records)" for n, c in result.matched.items())
+    click.echo(f"{result.site}: {broken} broken field(s) on {where or 'no page'}", err=True)
+    for line in render_diff(result):
+        click.echo(line)
+    for note in result.notes:
+        click.echo(f"  note: {note}", err=True)
+    if not result.adopted:
+        for m in result.verification.mismatches:
+            click.echo(f"  mismatch: {m.describe()}", err=True)
+        for p in result.verification.problems:
+            click.echo(f"  problem: {p}", err=True)
+        fields = ", ".join(result.unreproduced) or "no last good record could be matched"
+        raise click.ClickException(
+            f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
+        )
+    if not result.changes:
+        # Exit non-zero: the alert stands, and a person has to look at the bundle.
+        raise click.ClickException(
+            "nothing to repair: the selectors still reproduce the last good records on the "
+            f"failing snapshots; inspect {Path(bundle)} (README.md) for what the drift gate saw"
+        )
+    target = result.target
+    if dry_run:
+        click.echo(f"dry run: not written to {target}", err=True)
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            click.echo(dump_preview(result), nl=False)
+            raise click.ClickException(f"not written: pass --yes to write {target}")
+        if not click.confirm(f"Write {target}?", default=True):
+            raise click.ClickException("not written")
+    try:
+        result = save_repair(result)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    assert result.saved is not None
+    run_hint = f"anchorpath run {result.site}"
+    if target is not None and target.parent != Path(load_settings().paths.selectors_dir):
+        run_hint += f" --selectors {target.parent}"
+    click.echo(f"wrote {target} (version {result.saved.version}, was {result.old.version})")
+    click.echo(f"next: {run_hint}")
