@@ -865,6 +865,12 @@ def check_drift(
             constant = _constant_test(fcur, fbase)
             if constant is not None:
                 c_score, c_line = constant
+                if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:
+                    # The field is declared as the value beside a label, and the label is
+                    # still there: the text under it is content by declaration. The mirror of
+                    # a lost label: the same 100:1 weight, now against drift.
+                    c_score = max(0.0, c_score - ANCHOR_WEIGHT)
+                    c_line += "; its anchor label is still in place (weighed down)"
                 if c_score >= EVIDENCE_SCORE:
                     evidence.insert(0, c_line)
                 score = max(score, c_score)
