@@ -424,3 +424,33 @@ def test_distinct_ratio_is_compared_at_equal_sample_size() -> None:
     for r in recs:
         r["title"] = "Ingredient name"
     assert "title" in check_drift(stats_for(recs), seed).fields
+
+
+def test_label_anchored_value_changing_under_its_label_is_content() -> None:
+    # one record per run; "status" is declared as the value beside its "Status" label
+    page_type = PageType.from_dict(
+        "view",
+        {
+            "match": ".",
+            "fields": {
+                "status": {
+                    "xpath": "//th[.='Status']/following-sibling::td[1]",
+                    "anchor": {"kind": "label-text", "value": "Status"},
+                }
+            },
+        },
+    )
+
+    def run(status: str, label_present: bool = True) -> RunStats:
+        page = PageResult(
+            "http://127.0.0.1/view", "view", (), anchors_present={"status": label_present}
+        )
+        return field_stats([{"status": status}], page_type, [page])
+
+    base = [run("Registered") for _ in range(8)]
+    result = check_drift(run("Suspended"), base)
+    assert result.verdict == "ok"
+    assert 0.0 < result.field_scores["status"] < result.threshold
+    # the same change with the label gone is a lost anchor corroborated by the values
+    gone = check_drift(run("Suspended", label_present=False), base)
+    assert gone.verdict == "drift" and gone.field_scores["status"] >= 12.0

@@ -20,7 +20,8 @@ feature             definition                                           model
 ``spread``          standard deviation of length, ``ln(1+sd)``           normal (two-sided)
 ``numeric``         share of filled values that are numbers              binomial (two-sided)
 ``date``            share of filled values that parse as dates           binomial (two-sided)
-``distinct``        distinct filled values / filled values               binomial (two-sided)
+``distinct``        distinct filled values / filled values, every run    binomial (two-sided)
+                    rarefied to the smallest sample first (see below)
 ``shape``           share of values whose token-shape signature was      binomial (one-sided:
                     seen in the baseline (RAPTURE's pattern check)       only drops count)
 ``pattern``         share of values matching the field's ``pattern``     binomial (one-sided)
@@ -39,6 +40,12 @@ number. Values are kept as 48-bit hashes (top 40 per field), never as text; the 
 Witten-Bell estimate gives the expected share of already-seen values of a categorical field (a
 status column that suddenly holds country names fails it even though both are capitalised
 words).
+
+The distinct ratio falls as a sample grows (values start to repeat): a seed of 6 fixture records
+is nearly all distinct, a run of 64 is not. So every run's ratio is rarefied (Hurlbert 1971:
+the expected distinct count of ``m`` values drawn without replacement) to the smallest sample
+size among this run and the baseline before the test; without it the demo's first run failed
+against its own fixtures.
 
 Each feature is compared with the baseline window by a z-score whose variance is the sum of
 (a) the between-run variance of the feature over the window, (b) the sampling variance of this
@@ -71,7 +78,32 @@ Structural signals weigh heavily; they are not averaged away with the value feat
   of its records ("field vanished") scores :data:`HARD_SCORE` — the binomial test alone cannot
   see this on one-record-per-page types, and it is the classic selector break;
 * a page type with no records at all where the baseline had some, and a jump in the share of
-  pages matching no page type, are reported in ``structural`` with :data:`HARD_SCORE`.
+  pages matching no page type, are reported in ``structural`` with :data:`HARD_SCORE`;
+* **zero churn** — a field that held one and the same text on every record of every baseline
+  run is template text, not content (a menu entry, a tab label, a heading): an *implicit
+  anchor*. When more than half of this run's values are other text, the field scores
+  ``(CONSTANT_SCORE + log10 N) · min(1, 2ν)``: N agreeing baseline records (one per run on
+  a single-record page type, so the weight grows with the runs that agree), ν the share of
+  the text that is new — 1 minus the Jaccard similarity of the case-folded word tokens and
+  of the character bigrams (digit runs read as ``0``), whichever is more similar. Other text
+  in its place (``Find a Store`` → ``Apple Music``, ``亚马逊`` → ``当当``: ν ≈ 1) is drift on its
+  own from a single agreeing observation (:data:`CONSTANT_SCORE` is the threshold); a copy
+  edit of the same text (``Hello. Sign in`` → ``Hello, Sign in``, a version bump
+  ``4.0`` → ``6.0``: ν < ½) is scaled down in proportion. Numbers and dates are exempt (they
+  move on by nature), and a field declared as the value beside a label (a ``label-text``
+  anchor) whose label is still on the page gets :data:`ANCHOR_WEIGHT` taken off — the mirror
+  of a lost label: the author declared that text content, and the template around it held.
+
+Why a policy score rather than a p-value for zero churn: with one value per run and a few runs,
+no frequency test can call a new value unlikely (after k unchanged runs, the rule of
+succession gives the next run a 1/(k+2) chance of change: p ≈ 0.17 at k = 4). Every break the
+value features missed on webevo was of this kind. The price is paid by page types with one
+record per run whose *content* stays put for days and then changes (a site notice rewritten
+every ten days, a status without a label anchor): the first such change is flagged. On pages
+with many records per run it cannot fire unless most records change at once.
+
+Evidence lines name what moved and by how much; they do not repeat the field name (the key of
+:attr:`DriftResult.fields` carries it), so reports print ``field: evidence`` once.
 
 A baseline run that lacks a feature (a seeded baseline has no page-level signals) simply does
 not vote on it. With no baseline at all the verdict is ``ok`` with a note: nothing to compare.
@@ -629,10 +661,11 @@ def _jaccard(a: Sequence[str], b: Sequence[str]) -> float | None:
 def _constant_test(cur: FieldStats, base: Sequence[FieldStats]) -> tuple[float, str] | None:
     """Zero churn: a field that held one and the same text in every baseline run (an implicit
     anchor label: template text, not content) and now holds other text: (score, evidence)."""
+    base = [b for b in base if b.count]  # runs without such records saw nothing either way
     if not base or not cur.filled:
         return None
     for b in base:
-        if not b.count or b.filled < 0.9 * b.count or b.value_other or len(b.values) != 1:
+        if b.filled < 0.9 * b.count or b.value_other or len(b.values) != 1:
             return None
         if b.numeric == b.filled or b.dates == b.filled:
             return None  # counts and dates move on by nature, even when they sat still so far
@@ -746,8 +779,9 @@ class DriftResult:
     """The gate's verdict.
 
     ``fields`` maps each drifting field to its evidence lines (field names are qualified as
-    ``page_type.field`` when the run has several page types); ``field_scores`` has every
-    field's score; ``structural`` lists page-level evidence (record roots, unmatched pages).
+    ``page_type.field`` when the run has several page types; the lines themselves do not repeat
+    the name); ``field_scores`` has every field's score; ``structural`` lists page-level
+    evidence (record roots, unmatched pages).
     """
 
     verdict: str  # "ok" | "drift"
