@@ -45,7 +45,8 @@ The distinct ratio falls as a sample grows (values start to repeat): a seed of 6
 is nearly all distinct, a run of 64 is not. So every run's ratio is rarefied (Hurlbert 1971:
 the expected distinct count of ``m`` values drawn without replacement) to the smallest sample
 size among this run and the baseline before the test; without it the demo's first run failed
-against its own fixtures.
+against a fixture seed of a few detail pages (distinct-ratio "drift" on every categorical
+detail field).
 
 Each feature is compared with the baseline window by a z-score whose variance is the sum of
 (a) the between-run variance of the feature over the window, (b) the sampling variance of this
