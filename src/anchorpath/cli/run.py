@@ -1,4 +1,5 @@
-"""``anchorpath run``: the daily collection of one site, with a live progress display."""
+"""``anchorpath run``: the daily collection of one site, with a live progress display;
+``anchorpath accept``: commit a quarantined drift run a person judged a false alarm."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from rich.table import Table
 
 from anchorpath._config import FetchConfig, Settings, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath.runner.accept import accept_run
 from anchorpath.runner.pipeline import FetcherFactory, RunOptions, RunResult, run_site
 
-__all__ = ["COMMANDS", "execute_run", "print_summary", "run_cmd", "run_demo"]
+__all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
 
 _VERDICT_STYLE = {
     "ok": "bold green",
+    "accepted": "bold cyan",
     "empty-source": "bold yellow",
     "drift": "bold red",
     "blocked": "bold magenta",
@@ -145,13 +148,18 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             "[yellow]incomplete crawl: no record was marked withdrawn[/] "
             + (f"({result.errors[0]})" if result.errors else "")
         )
-    if result.reason and result.verdict != "ok":
+    if result.verdict == "accepted":
+        console.print(
+            f"[bold cyan]accepted[/] by {result.accepted_by} at {result.accepted_at}: "
+            "its records are committed and its statistics join the drift baseline"
+            + (f" (the gate had said: {result.reason})" if result.reason else "")
+        )
+    elif result.reason and result.verdict != "ok":
         console.print(f"[bold]{result.verdict}[/]: {result.reason}")
     if result.drift and result.verdict == "drift":
         fields = sorted((result.drift.get("fields") or {}).items())
         for name, evidence in fields[:_MAX_DRIFT_ROWS]:
             first = evidence[0] if evidence else ""
-            first = first.removeprefix(f"{name}: ")  # the gate repeats the field name
             console.print(f"  [red]{name}[/]: {_short(first, 110)}")
         if len(fields) > _MAX_DRIFT_ROWS:
             console.print(f"  … {len(fields) - _MAX_DRIFT_ROWS} more fields (see alert.json)")
@@ -161,6 +169,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(f"alert bundle: {result.bundle}")
         console.print(
             f"next: [bold]anchorpath author repair {result.site} --bundle {result.bundle}[/]"
+        )
+    if result.verdict == "drift":
+        console.print(
+            f"false alarm? after review: [bold]anchorpath accept {result.site} {result.run_id}[/]"
         )
     rate = result.change_rate or {}
     flags = [f for f in ("burst", "silent_stop") if rate.get(f)]
@@ -344,4 +356,70 @@ def run_demo(
     return code
 
 
-COMMANDS = [run_cmd]
+@click.command("accept")
+@click.argument("site")
+@click.argument("run_id")
+@click.option(
+    "--by",
+    "by",
+    help="Who accepts the run (recorded in the runs table; default: your login name).",
+)
+@click.option(
+    "--selectors",
+    "selectors_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of selector files (default: paths.selectors_dir, 'selectors').",
+)
+@click.option(
+    "--state",
+    "state_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="State directory: database, WARCs, reports (default: paths.state_dir).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
+)
+def accept_cmd(
+    site: str,
+    run_id: str,
+    by: str | None,
+    selectors_dir: Path | None,
+    state_dir: Path | None,
+    config_file: Path | None,
+) -> None:
+    """Accept RUN_ID, a quarantined drift run of SITE that you reviewed: a false alarm.
+
+    Its quarantined records are committed exactly as an ok run would have committed them
+    (new/changed/withdrawn against the current database, one transaction; withdrawn only if
+    its crawl was complete), the run's verdict becomes `accepted` (with who and when), and
+    its field statistics join the drift gate's baseline, so the same alarm does not repeat.
+
+    Refused (exit 1, one line) when the run does not exist, was not `drift` (a `blocked` run
+    never: the site refused us), was already accepted, or is older than a committed run
+    (accepting it would rewrite history). A real template change is not a false alarm:
+    repair the selector file instead (`anchorpath author repair`).
+
+    \b
+    Examples:
+      anchorpath accept mfds-dmf 20261130T060002Z-3fa9c1
+      anchorpath accept mfds-dmf 20261130T060002Z-3fa9c1 --by kim --state /var/lib/anchorpath
+    """
+    console = Console(stderr=False)
+    try:
+        settings: Settings = load_settings(config_file)
+        result = accept_run(
+            site,
+            run_id,
+            selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
+            state_dir=state_dir or Path(settings.paths.state_dir),
+            by=by,
+        )
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    print_summary(result, console)
+
+
+COMMANDS = [run_cmd, accept_cmd]

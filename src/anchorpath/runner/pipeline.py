@@ -90,14 +90,19 @@ from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
+    "ACCEPT_PLAN",
+    "COMMITTED",
     "EXIT_BLOCKED",
     "EXIT_DRIFT",
     "EXIT_ERROR",
     "EXIT_OK",
     "EXIT_USAGE",
+    "CommitPlan",
     "FetcherFactory",
     "RunOptions",
     "RunResult",
+    "commit_records",
+    "merge_records",
     "run_site",
 ]
 
@@ -177,6 +182,8 @@ class RunResult:
     change_rate: dict[str, Any] | None = None
     fetch_counters: dict[str, Any] = field(default_factory=dict)
     took_over_lock: dict[str, Any] | None = None
+    accepted_by: str | None = None
+    accepted_at: str | None = None
 
     def counts(self) -> dict[str, int]:
         kinds = [e.kind for e in self.events]
@@ -610,34 +617,28 @@ class _Run:
             error=result.reason if verdict != "ok" else None,
         )
         quarantine: Path | None = None
+        plan = CommitPlan(
+            key_fields=list(sf.key),
+            emit=sorted(emit),
+            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
+            bad=sorted(bad),
+            crawl_complete=self.frontier.complete(state) and not result.errors,
+            stats=stats_dict,
+        )
         if verdict == "ok":
-            seen, protected, unidentified = self._merge(records, bad, emit)
-            complete = self.frontier.complete(state) and not result.errors and not unidentified
-            result.complete = complete
-            current = self.store.current(site)
-            if not complete:
-                seen = _keep_stored_fields(seen, current)
-            # A key with an invalid row keeps its stored version: neither changed nor withdrawn.
-            events = compute_events(
-                current, {**_stored_values(protected, current), **seen}, complete=complete
-            )
-            result.events = events
-            counts = result.counts()
-            stats_store = dict(stats_dict or {})
-            stats_store["run_id"] = cp.run_id
-            run_row = replace(
-                run_row,
-                complete=complete,
-                new=counts["new"],
-                changed=counts["changed"],
-                withdrawn=counts["withdrawn"],
-                stats=stats_store,
-            )
             self.progress("phase", {"name": "committing"})
-            self.store.commit_run(run_row, seen=seen, events=events, pages=self._page_rows(cp))
+            result.events, result.complete = commit_records(
+                self.store, run_row, records, plan, _page_rows(cp.pages)
+            )
         else:
             if verdict in ("drift", "blocked"):
                 quarantine = self._quarantine(cp, result.run_dir, invalid)
+            if verdict == "drift":
+                # Everything ``anchorpath accept`` needs to commit these records later exactly
+                # as this run would have, even after the selector file changed.
+                (quarantine or result.run_dir).joinpath(ACCEPT_PLAN).write_text(
+                    json.dumps(plan.to_dict(), ensure_ascii=False), encoding="utf-8"
+                )
             self.store.commit_run(run_row)
         result.verdict = verdict
         result.exit_code = _EXIT.get(verdict, EXIT_ERROR)
@@ -668,7 +669,7 @@ class _Run:
         real = [
             drift.RunStats.from_dict(r.stats)
             for r in reversed(
-                self.store.runs(self.sf.site.id, verdicts=["ok"], limit=BASELINE_WINDOW)
+                self.store.runs(self.sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
             )
             if isinstance(r.stats, dict)
         ]
@@ -715,53 +716,6 @@ class _Run:
         anchors = [v for p in pages for v in p["anchors_present"].values()]
         return bool(anchors) and all(anchors)
 
-    def _merge(
-        self, records: list[dict[str, Any]], bad: set[int], emit: set[str]
-    ) -> tuple[dict[str, dict[str, Any]], set[str], int]:
-        """Valid emitted records merged by key; keys of invalid ones; unidentifiable count."""
-        key_fields = self.sf.key
-        unidentified = 0
-        # List rows (record_root) first, so that detail pages override them; stable otherwise.
-        ordered = sorted(
-            (i for i, r in enumerate(records) if r["page_type"] in emit),
-            key=lambda i: 0 if self.sf.page_types[records[i]["page_type"]].record_root else 1,
-        )
-        seen: dict[str, dict[str, Any]] = {}
-        invalid_keys: set[str] = set()
-        for i in ordered:
-            r = records[i]
-            key = record_key(r["values"], key_fields)
-            if key is None:
-                unidentified += 1
-                continue
-            if i in bad:
-                invalid_keys.add(key)
-                continue
-            merged = seen.setdefault(key, {})
-            for name, value in r["values"].items():
-                if value not in (None, "", []) or name not in merged:
-                    merged[name] = value
-        # A key with one bad source (say, its detail page broke) is not trusted this run.
-        protected = invalid_keys
-        for key in invalid_keys:
-            seen.pop(key, None)
-        return dict(sorted(seen.items())), protected, unidentified
-
-    def _page_rows(self, cp: Checkpoint) -> list[PageRow]:
-        return [
-            PageRow(
-                p["url"],
-                p["final_url"],
-                p["status"],
-                p["etag"],
-                p["last_modified"],
-                p["sha256"],
-                p["page_type"],
-                p["records"],
-            )
-            for p in cp.pages
-        ]
-
     def _quarantine(self, cp: Checkpoint, run_dir: Path, invalid: list[dict[str, Any]]) -> Path:
         q = run_dir / "quarantine"
         q.mkdir(parents=True, exist_ok=True)
@@ -775,7 +729,7 @@ class _Run:
         return q
 
     def _change_rate(self) -> dict[str, Any]:
-        runs = list(reversed(self.store.runs(self.sf.site.id, verdicts=["ok"])))
+        runs = list(reversed(self.store.runs(self.sf.site.id, verdicts=COMMITTED)))
         changed = [(r.new + r.changed + r.withdrawn) > 0 for r in runs]
         interval = 1.0
         times = []
@@ -816,7 +770,7 @@ class _Run:
             from anchorpath.runner.bundle import write_alert_bundle
         except ImportError:
             return None
-        good_runs = self.store.runs(self.sf.site.id, verdicts=["ok"], limit=1)
+        good_runs = self.store.runs(self.sf.site.id, verdicts=COMMITTED, limit=1)
         last_good: list[tuple[str, bytes]] = []
         last_records: list[dict[str, Any]] = []
         if good_runs and good_runs[0].run_dir:
@@ -903,6 +857,131 @@ class _Run:
             "paths": paths,
         }
         write_reports(result.run_dir, summary)
+
+
+#: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
+COMMITTED = ("ok", "accepted")
+#: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
+ACCEPT_PLAN = "accept.json"
+
+
+@dataclass(frozen=True)
+class CommitPlan:
+    """How a run's extracted records become store rows: what an ok run commits at once and a
+    drift run keeps in its quarantine until a person accepts it.
+
+    ``bad`` are the indices of the records that broke their schema; ``listing_types`` the
+    page types with a ``record_root`` (merged first, so detail pages override them);
+    ``crawl_complete`` whether the crawl saw the whole site (no cap, no failed page, no
+    ``--url`` selection); ``stats`` the run's field statistics (the drift gate's baseline).
+    """
+
+    key_fields: list[str]
+    emit: list[str]
+    listing_types: list[str]
+    bad: list[int]
+    crawl_complete: bool
+    stats: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CommitPlan:
+        return cls(
+            key_fields=[str(k) for k in d["key_fields"]],
+            emit=[str(k) for k in d["emit"]],
+            listing_types=[str(k) for k in d["listing_types"]],
+            bad=[int(i) for i in d["bad"]],
+            crawl_complete=bool(d["crawl_complete"]),
+            stats=d.get("stats"),
+        )
+
+
+def merge_records(
+    records: Sequence[Mapping[str, Any]], plan: CommitPlan
+) -> tuple[dict[str, dict[str, Any]], set[str], int]:
+    """Valid emitted records merged by key; keys of invalid ones; unidentifiable count."""
+    bad = set(plan.bad)
+    listing = set(plan.listing_types)
+    unidentified = 0
+    # List rows (record_root) first, so that detail pages override them; stable otherwise.
+    ordered = sorted(
+        (i for i, r in enumerate(records) if r["page_type"] in plan.emit),
+        key=lambda i: 0 if records[i]["page_type"] in listing else 1,
+    )
+    seen: dict[str, dict[str, Any]] = {}
+    invalid_keys: set[str] = set()
+    for i in ordered:
+        r = records[i]
+        key = record_key(r["values"], plan.key_fields)
+        if key is None:
+            unidentified += 1
+            continue
+        if i in bad:
+            invalid_keys.add(key)
+            continue
+        merged = seen.setdefault(key, {})
+        for name, value in r["values"].items():
+            if value not in (None, "", []) or name not in merged:
+                merged[name] = value
+    # A key with one bad source (say, its detail page broke) is not trusted this run.
+    for key in invalid_keys:
+        seen.pop(key, None)
+    return dict(sorted(seen.items())), invalid_keys, unidentified
+
+
+def commit_records(
+    store: Store,
+    run_row: RunRow,
+    records: Sequence[Mapping[str, Any]],
+    plan: CommitPlan,
+    pages: Sequence[PageRow],
+) -> tuple[list[Event], bool]:
+    """Compute a run's events against the store's current records and commit them, the
+    records, the pages and ``run_row`` (counts and statistics filled in) in one transaction.
+
+    Returns the events and whether withdrawals were inferred (the crawl was complete and every
+    emitted record identifiable). The caller holds the site lock.
+    """
+    seen, protected, unidentified = merge_records(records, plan)
+    complete = plan.crawl_complete and not unidentified
+    current = store.current(run_row.site)
+    if not complete:
+        seen = _keep_stored_fields(seen, current)
+    # A key with an invalid row keeps its stored version: neither changed nor withdrawn.
+    events = compute_events(
+        current, {**_stored_values(protected, current), **seen}, complete=complete
+    )
+    kinds = [e.kind for e in events]
+    stats_store = dict(plan.stats or {})
+    stats_store["run_id"] = run_row.id
+    row = replace(
+        run_row,
+        complete=complete,
+        new=kinds.count("new"),
+        changed=kinds.count("changed"),
+        withdrawn=kinds.count("withdrawn"),
+        stats=stats_store,
+    )
+    store.commit_run(row, seen=seen, events=events, pages=pages)
+    return events, complete
+
+
+def _page_rows(pages: Sequence[Mapping[str, Any]]) -> list[PageRow]:
+    return [
+        PageRow(
+            p["url"],
+            p["final_url"],
+            p["status"],
+            p["etag"],
+            p["last_modified"],
+            p["sha256"],
+            p["page_type"],
+            p["records"],
+        )
+        for p in pages
+    ]
 
 
 def _keep_stored_fields(

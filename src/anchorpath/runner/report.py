@@ -12,7 +12,9 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
 ``site`` (str)
     The site id of the selector file.
 ``verdict`` (str)
-    ``ok`` | ``drift`` | ``blocked`` | ``empty-source`` | ``error``.
+    ``ok`` | ``drift`` | ``blocked`` | ``empty-source`` | ``error`` | ``accepted`` (a drift
+    run a person accepted later: ``accepted_by`` and ``accepted_at`` say who and when,
+    ``drift_verdict`` keeps the gate's verdict, ``reason`` its one-line why).
 ``reason`` (str)
     One line on why the verdict is what it is (e.g. ``drift: applicant, date``).
 ``selector_version`` (int)
@@ -67,7 +69,16 @@ _COLUMNS = (
     ("anchor_share", "anchor"),
 )
 _PLOTTED = ("empty_ratio", "len_mean", "distinct_ratio")
-_META = ("reason", "selector_version", "started_at", "finished_at", "resumed", "complete")
+_META = (
+    "reason",
+    "selector_version",
+    "started_at",
+    "finished_at",
+    "resumed",
+    "complete",
+    "accepted_by",
+    "accepted_at",
+)
 
 
 def _field_summary(d: Mapping[str, Any]) -> dict[str, float | None]:
@@ -219,7 +230,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f4f4f4}td.n{text-align:right}
-.ok{color:#176317}.drift,.blocked,.error{color:#a31515}.empty-source{color:#8a5b00}
+.ok,.accepted{color:#176317}.drift,.blocked,.error{color:#a31515}.empty-source{color:#8a5b00}
 .verdict{font-size:1.3em;font-weight:bold}.bad{background:#fde8e8}.ev{font-size:.9em;color:#555}
 svg{vertical-align:middle}
 """

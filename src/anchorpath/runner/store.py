@@ -7,7 +7,9 @@ Tables:
 * ``events`` – append-only: ``new`` / ``changed`` (with old and new value per changed field) /
   ``withdrawn``.
 * ``runs`` – every run, accepted or not, with its verdict and counts; accepted runs keep their
-  field statistics (``stats_json``), the drift gate's rolling baseline.
+  field statistics (``stats_json``), the drift gate's rolling baseline. A ``drift`` run that a
+  person accepted later (``anchorpath accept``) becomes ``accepted``, with ``accepted_by`` and
+  ``accepted_at``.
 * ``pages`` – every page of an accepted run: status, validators, content hash.
 
 Everything a run changes is written by :meth:`Store.commit_run` in **one transaction**: a run
@@ -62,7 +64,9 @@ CREATE TABLE IF NOT EXISTS runs (
     changed INTEGER NOT NULL DEFAULT 0,
     withdrawn INTEGER NOT NULL DEFAULT 0,
     stats_json TEXT,
-    error TEXT
+    error TEXT,
+    accepted_by TEXT,
+    accepted_at TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_site ON runs(site, started_at);
 CREATE TABLE IF NOT EXISTS records (
@@ -207,6 +211,8 @@ class RunRow:
     withdrawn: int = 0
     stats: Any = None
     error: str | None = None
+    accepted_by: str | None = None
+    accepted_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -235,8 +241,16 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
+            self._migrate()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the state database: {exc}") from exc
+
+    def _migrate(self) -> None:
+        # Databases made before runs could be accepted lack the two columns.
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
+        for column in ("accepted_by", "accepted_at"):
+            if column not in have:
+                self._db.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
 
     @classmethod
     def in_state_dir(cls, state_dir: str | Path) -> Store:
@@ -275,8 +289,8 @@ class Store:
         """Runs of ``site``, newest first (optionally only some verdicts)."""
         sql = (
             "SELECT id, site, started_at, finished_at, verdict, selector_version, warc_path, "
-            "run_dir, complete, pages, records, new, changed, withdrawn, stats_json, error "
-            "FROM runs WHERE site = ?"
+            "run_dir, complete, pages, records, new, changed, withdrawn, stats_json, error, "
+            "accepted_by, accepted_at FROM runs WHERE site = ?"
         )
         args: list[Any] = [site]
         if verdicts is not None:
@@ -307,6 +321,8 @@ class Store:
                     r[13],
                     json.loads(r[14]) if r[14] else None,
                     r[15],
+                    r[16],
+                    r[17],
                 )
             )
         return out
@@ -335,6 +351,8 @@ class Store:
 
         An accepted run passes ``seen`` (this run's records by key) and its ``events``; a
         quarantined run (drift, blocked, error) passes neither and only gets its ``runs`` line.
+        A drift run accepted later is written again with its records (its ``runs`` line is
+        replaced, in the same transaction).
         """
         at = run.finished_at or run.started_at
         seen = seen or {}
@@ -389,8 +407,8 @@ class Store:
             self._db.execute(
                 "INSERT OR REPLACE INTO runs (id, site, started_at, finished_at, verdict, "
                 "selector_version, warc_path, run_dir, complete, pages, records, new, changed, "
-                "withdrawn, stats_json, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?)",
+                "withdrawn, stats_json, error, accepted_by, accepted_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run.id,
                     run.site,
@@ -408,6 +426,8 @@ class Store:
                     run.withdrawn,
                     None if run.stats is None else canonical_json(run.stats),
                     run.error,
+                    run.accepted_by,
+                    run.accepted_at,
                 ),
             )
             self._db.execute("COMMIT")
