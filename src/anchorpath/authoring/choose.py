@@ -11,21 +11,11 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath.authoring.reports import (
-    CandidateScore,
-    FieldReport,
-    FieldRequest,
-)
+from anchorpath.authoring.reports import CandidateScore, FieldReport, FieldRequest
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.authoring.verify import Expectation, Scored, compiled, leave_one_out, reproduces
-from anchorpath.authoring.xpathgen import (
-    XCandidate,
-    literal,
-)
-from anchorpath.selectors.model import (
-    FieldSpec,
-    Normalize,
-)
+from anchorpath.authoring.xpath_common import XCandidate, literal
+from anchorpath.selectors.model import FieldSpec, Normalize
 
 #: Candidates scored under mutation per field (best by prior); the rest only verified on seeds.
 MAX_SCORED = 16

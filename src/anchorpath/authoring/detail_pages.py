@@ -20,34 +20,16 @@ from anchorpath.authoring.choose import (
     label_ambiguity,
     same_everywhere,
 )
-from anchorpath.authoring.ground import (
-    DocIndex,
-    Target,
-    consistent_targets,
-    ground_value,
-    norm,
-)
+from anchorpath.authoring.ground import DocIndex, Target, consistent_targets, ground_value, norm
 from anchorpath.authoring.mutate import mutate_tree
-from anchorpath.authoring.records import (
-    root_candidates,
-)
-from anchorpath.authoring.reports import (
-    FieldReport,
-    FieldRequest,
-)
+from anchorpath.authoring.records import root_candidates
+from anchorpath.authoring.reports import FieldReport, FieldRequest
+from anchorpath.authoring.scoping import scoped_variants
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.authoring.verify import Expectation
-from anchorpath.authoring.xpathgen import (
-    XCandidate,
-    generate_candidates,
-    scoped_variants,
-    value_suffix,
-)
-from anchorpath.selectors.model import (
-    Anchor,
-    FieldSpec,
-    Normalize,
-)
+from anchorpath.authoring.xpath_common import XCandidate, value_suffix
+from anchorpath.authoring.xpathgen import generate_candidates
+from anchorpath.selectors.model import Anchor, FieldSpec, Normalize
 
 
 def author_detail(

@@ -18,14 +18,14 @@ from urllib.parse import urlsplit
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._version import __version__
+
+# Re-exported (``as``): the scoring limits lived here before the split.
+from anchorpath.authoring.choose import MAX_PREVIEW as MAX_PREVIEW
+from anchorpath.authoring.choose import MAX_SCORED as MAX_SCORED
 from anchorpath.authoring.detail_pages import author_detail
-from anchorpath.authoring.ground import (
-    DocIndex,
-)
+from anchorpath.authoring.ground import DocIndex
 from anchorpath.authoring.list_pages import author_list
-from anchorpath.authoring.records import (
-    detect_pagination,
-)
+from anchorpath.authoring.records import detect_pagination
 from anchorpath.authoring.reports import (
     AuthoringResult,
     CandidateScore,

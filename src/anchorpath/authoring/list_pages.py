@@ -19,12 +19,7 @@ from anchorpath.authoring.choose import (
     finalize_report,
     same_everywhere,
 )
-from anchorpath.authoring.ground import (
-    DocIndex,
-    Target,
-    ground_value,
-    norm,
-)
+from anchorpath.authoring.ground import DocIndex, Target, ground_value, norm
 from anchorpath.authoring.mutate import mutate_tree
 from anchorpath.authoring.records import (
     RootCandidate,
@@ -32,20 +27,12 @@ from anchorpath.authoring.records import (
     root_candidates,
     root_result_ok,
 )
-from anchorpath.authoring.reports import (
-    FieldReport,
-    FieldRequest,
-)
+from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.authoring.verify import Expectation, compiled
-from anchorpath.authoring.xpathgen import (
-    XCandidate,
-    generate_candidates,
-)
-from anchorpath.selectors.model import (
-    FieldSpec,
-    Normalize,
-)
+from anchorpath.authoring.xpath_common import XCandidate
+from anchorpath.authoring.xpathgen import generate_candidates
+from anchorpath.selectors.model import FieldSpec, Normalize
 
 
 def author_list(

@@ -54,11 +54,8 @@ from anchorpath.authoring.repair_check import (
     verify_repair,
     with_page_types,
 )
-from anchorpath.authoring.repair_match import (
-    FailingPage,
-    match_page,
-    page_text,
-)
+from anchorpath.authoring.repair_match import FailingPage, match_page, page_text
+from anchorpath.authoring.repair_result import MAX_MISMATCHES_PER_FIELD as MAX_MISMATCHES_PER_FIELD
 from anchorpath.authoring.repair_result import (
     FieldChange,
     Mismatch,
@@ -74,16 +71,8 @@ from anchorpath.selectors.evaluate import (
     extract,
     parse_html,
 )
-from anchorpath.selectors.load import (
-    load_selector_file,
-    save_selector_file,
-)
-from anchorpath.selectors.model import (
-    Fixture,
-    PageType,
-    Provenance,
-    Seed,
-)
+from anchorpath.selectors.load import load_selector_file, save_selector_file
+from anchorpath.selectors.model import Fixture, PageType, Provenance, Seed
 
 __all__ = [
     "BUNDLE_FORMAT",

@@ -11,12 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath.selectors.load import (
-    parse_selector_data,
-)
-from anchorpath.selectors.model import (
-    SelectorFile,
-)
+from anchorpath.selectors.load import parse_selector_data
+from anchorpath.selectors.model import SelectorFile
 
 BUNDLE_FORMAT = "anchorpath.bundle.v1"
 

@@ -20,11 +20,7 @@ from anchorpath.authoring.repair_match import (
     values_equal,
     want_value,
 )
-from anchorpath.authoring.repair_result import (
-    MAX_MISMATCHES_PER_FIELD,
-    Mismatch,
-    Verification,
-)
+from anchorpath.authoring.repair_result import MAX_MISMATCHES_PER_FIELD, Mismatch, Verification
 from anchorpath.authoring.seeds import SeedPage, seed_from_html
 from anchorpath.selectors.evaluate import (
     CompiledSelectors,
@@ -34,11 +30,7 @@ from anchorpath.selectors.evaluate import (
     evaluate_page,
     parse_html,
 )
-from anchorpath.selectors.model import (
-    FieldSpec,
-    PageType,
-    SelectorFile,
-)
+from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
 
 
 def broken_fields(pages: Sequence[FailingPage], pt: PageType) -> tuple[str, ...]:

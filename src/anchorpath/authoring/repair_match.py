@@ -14,13 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 from lxml import etree
 
 from anchorpath.authoring.repair_bundle import Snapshot
-from anchorpath.selectors.evaluate import (
-    PageResult,
-    Record,
-)
-from anchorpath.selectors.model import (
-    PageType,
-)
+from anchorpath.selectors.evaluate import PageResult, Record
+from anchorpath.selectors.model import PageType
 
 _WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
 

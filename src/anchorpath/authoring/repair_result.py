@@ -10,13 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anchorpath.selectors.load import (
-    dump_selector_file,
-)
-from anchorpath.selectors.model import (
-    Anchor,
-    SelectorFile,
-)
+from anchorpath.selectors.load import dump_selector_file
+from anchorpath.selectors.model import Anchor, SelectorFile
 
 #: Mismatches kept per field in a verification report (the rest are only counted).
 MAX_MISMATCHES_PER_FIELD = 3

@@ -7,12 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from anchorpath.authoring.seeds import SeedPage
-from anchorpath.selectors.model import (
-    Anchor,
-    Normalize,
-    PageType,
-    Pagination,
-)
+from anchorpath.selectors.model import Anchor, Normalize, PageType, Pagination
 
 #: ``{seed.source or seed.url: {field: value | [values, one per example record]}}``
 Examples = Mapping[str, Mapping[str, "str | list[str] | None"]]

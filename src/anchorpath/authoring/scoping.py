@@ -11,9 +11,7 @@ from dataclasses import replace
 from lxml import etree
 
 from anchorpath.authoring.attr_anchors import attribute_anchors
-from anchorpath.authoring.xpath_common import (
-    XCandidate,
-)
+from anchorpath.authoring.xpath_common import XCandidate
 
 _STEP_HEAD = re.compile(r"/descendant::(?:\*|text\(\)|[A-Za-z_][\w.-]*(?![\w.(-]))")
 

@@ -48,19 +48,21 @@ from anchorpath.authoring.xpath_common import (
     child_steps,
     class_predicate,
     descendant_prefix,
-    down_paths,
     first_match,
     is_auto_class,
     is_auto_id,
     label_like,
     literal,
     query_form,
-    residue_normalizations,
     stable_classes,
     tag_of,
-    value_suffix,
     xpath_space,
 )
+
+# Re-exported (``as``): public names that lived here before the split by family.
+from anchorpath.authoring.xpath_common import down_paths as down_paths
+from anchorpath.authoring.xpath_common import residue_normalizations as residue_normalizations
+from anchorpath.authoring.xpath_common import value_suffix as value_suffix
 from anchorpath.selectors.model import Anchor, Normalize
 
 __all__ = [

@@ -23,8 +23,9 @@
        records – nothing is committed, exit 0;
    ``drift``
        the drift gate (``drift.py``) found the output's shape off the baseline, or more than
-       10 % of the records broke their schema – results quarantined, alert bundle written,
-       exit 3;
+       10 % of the records broke their schema – results quarantined (with the
+       :class:`CommitPlan` that lets a person accept a false alarm later, ``accept.py``),
+       alert bundle written, exit 3;
    ``ok``
        events computed and committed in one transaction – exit 0.
 
