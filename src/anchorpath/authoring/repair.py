@@ -45,7 +45,10 @@ from typing import Any
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._version import __version__
 from anchorpath.authoring.induce import AuthoringResult
-from anchorpath.authoring.repair_bundle import BUNDLE_FORMAT, Bundle, Snapshot, read_bundle
+from anchorpath.authoring.repair_bundle import BUNDLE_FORMAT, Snapshot, read_bundle
+
+# Re-exported (``as``): the bundle type lived here before the split.
+from anchorpath.authoring.repair_bundle import Bundle as Bundle
 from anchorpath.authoring.repair_check import (
     apply_authored,
     broken_fields,

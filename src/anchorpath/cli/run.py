@@ -131,16 +131,16 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         ev_table.add_column("what changed")
         style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
         # Every change and withdrawal is shown; a first run's wall of "new" is cut short.
-        shown = [e for e in result.events if e.kind != "new"]
+        others = [e for e in result.events if e.kind != "new"]
         news = [e for e in result.events if e.kind == "new"]
-        shown = news[:_MAX_NEW_ROWS] + shown
-        for ev in shown[:_MAX_EVENT_ROWS]:
+        shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
+        for ev in shown:
             what = "; ".join(
                 f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
             )
             ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", ev.key, what)
         console.print(ev_table)
-        hidden = len(result.events) - min(len(shown), _MAX_EVENT_ROWS)
+        hidden = len(result.events) - len(shown)
         if hidden > 0:
             console.print(f"… and {hidden} more (see the report)")
     if result.verdict == "ok" and not result.complete:
