@@ -23,6 +23,7 @@ MAX_PREVIEW = 48
 
 
 def as_str(v: Any) -> str | None:
+    """An example value as text (``12.0`` -> ``12``); None for missing or blank."""
     if v is None:
         return None
     if isinstance(v, float) and v == int(v):
@@ -133,6 +134,7 @@ def field_report(
     considered: int,
     problems: list[str],
 ) -> FieldReport:
+    """The :class:`FieldReport` for one field from its ranked candidates."""
     loo, notes = leave_one_out(ranked) if best else (None, [])
     ranking = tuple(
         CandidateScore(
@@ -197,6 +199,7 @@ def finalize_report(
 
 
 def same_everywhere(fname: str, values: Sequence[Any]) -> list[str]:
+    """A warning when the example value is identical on every seed."""
     given = [json.dumps(v, ensure_ascii=False) for v in values if v]
     if len(given) > 1 and len(set(given)) == 1:
         return [
@@ -208,6 +211,7 @@ def same_everywhere(fname: str, values: Sequence[Any]) -> list[str]:
 
 
 def field_spec(f: FieldRequest, rep: FieldReport, examples: list[Any]) -> FieldSpec:
+    """The :class:`FieldSpec` written to the selector file for one authored field."""
     anchor = rep.anchor
     if anchor is not None and anchor.kind == "label-text" and not anchor.value:
         anchor = None

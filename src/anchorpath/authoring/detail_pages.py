@@ -43,6 +43,7 @@ def author_detail(
     operators: Sequence[str] | None,
     strict: bool,
 ) -> tuple[dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
+    """Specs, reports and problems for the fields of a detail page type."""
     problems: list[str] = []
     grounded: dict[str, list[list[Target]]] = {}
     wants: dict[str, list[Any]] = {}

@@ -5,6 +5,11 @@ seed (``ground.py``), generate anchor-first XPath candidates (``xpathgen.py``), 
 reproduce the examples exactly on every seed, score them under synthetic DOM mutations
 (``mutate.py`` / ``verify.py``) and keep the best plus up to two fallbacks. List pages get a
 record root induced from the example records (``records.py``) and field XPaths relative to it.
+
+Where the parts live: request and report types in ``reports.py``; choosing one field's XPath
+(verify, mutation-score, rank, fallbacks) in ``choose.py``; the per-template work in
+``detail_pages.py`` and ``list_pages.py``; this module checks the input and assembles page
+types and selector files. Every name it exported before the split is still importable here.
 """
 
 from __future__ import annotations

@@ -83,6 +83,7 @@ def _label_exprs(pfx: str, el: etree._Element, text: str) -> list[str]:
 def label_anchors(
     target: Target, ctx: etree._Element, relative: bool, value_norm: str
 ) -> Iterator[XCandidate]:
+    """Label-text candidates for ``target``, evaluated from ``ctx`` (see the module doc)."""
     pfx = descendant_prefix(relative)
     suffix = value_suffix(target)
     el = target.element

@@ -46,6 +46,7 @@ def author_list(
     operators: Sequence[str] | None,
     strict: bool,
 ) -> tuple[str, dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
+    """Record-root XPath, specs, reports and problems for a list page type."""
     problems: list[str] = []
     # values[i][f] = list of values (one per example record) on seed i
     values: list[dict[str, list[str | None]]] = []

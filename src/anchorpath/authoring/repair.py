@@ -29,6 +29,11 @@ archived, provenance method ``repair``). A file that had fixtures gets new ones:
 failing snapshots and the records the repaired file extracts from them (the old fixtures show
 the old template). Next-page and ``follow`` XPaths are not re-authored; when they look broken
 too, a note says so.
+
+Where the steps live: ``repair_bundle.py`` reads the bundle, ``repair_match.py`` does 1
+(and the value comparison), ``repair_check.py`` 2-4, ``repair_result.py`` holds the result
+types and the diff; planning and saving are here. Every name exported before the split is
+still importable here.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
 
 
 def broken_fields(pages: Sequence[FailingPage], pt: PageType) -> tuple[str, ...]:
+    """Fields whose old XPath misses a matched last good value on some page."""
     broken: list[str] = []
     for name in pt.fields:
         for page in pages:
@@ -236,6 +237,7 @@ def _evaluate(compiled: CompiledSelectors, page: FailingPage) -> PageResult:
 
 
 def with_page_types(sf: SelectorFile, pts: Mapping[str, PageType]) -> SelectorFile:
+    """``sf`` with the given page types replaced."""
     return replace(sf, page_types={n: pts.get(n, pt) for n, pt in sf.page_types.items()})
 
 

@@ -1,4 +1,4 @@
-"""Pairing failing snapshots with last good records (steps 1 of the repair, see
+"""Pairing failing snapshots with last good records (step 1 of the repair, see
 ``repair.py``), and the value comparison every later step uses: NFKC and white space
 normalised, URLs moved to the failing page's origin."""
 
@@ -59,6 +59,7 @@ def canon(value: Any) -> Any:
 
 
 def values_equal(got: Any, want: Any) -> bool:
+    """Whether two values are equal after normalisation (see :func:`canon`)."""
     return bool(canon(got) == canon(want))
 
 
@@ -86,6 +87,7 @@ class FailingPage:
 
 
 def key_of(values: Mapping[str, Any], key: Sequence[str]) -> str | None:
+    """The record's key as one string (None when a key value is missing)."""
     parts = []
     for k in key:
         v = canon(values.get(k))
@@ -96,10 +98,12 @@ def key_of(values: Mapping[str, Any], key: Sequence[str]) -> str | None:
 
 
 def show_key(key: str) -> str:
+    """A key string as shown to a person."""
     return key.replace("\x1f", " / ")
 
 
 def page_text(doc: etree._Element) -> str:
+    """The normalised text of the page body, for finding key values."""
     body = doc.find(".//body")
     node = body if body is not None else doc
     texts = node.xpath("string()")
@@ -201,10 +205,12 @@ def match_page(
 
 
 def want_value(rec: Mapping[str, Any], name: str, page: FailingPage) -> Any:
+    """The last good value of ``name``, URLs moved to the failing page's origin."""
     return _rebase(rec.get(name), str(rec.get("_url", "")), page.snap.url)
 
 
 def select_elements(xpath: str | None, doc: etree._Element) -> list[etree._Element]:
+    """The elements ``xpath`` selects in ``doc`` (none for no XPath or a bad one)."""
     if not xpath:
         return []
     try:

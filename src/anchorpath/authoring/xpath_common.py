@@ -53,6 +53,7 @@ def is_auto_class(token: str) -> bool:
 
 
 def stable_classes(el: etree._Element) -> list[str]:
+    """The element's class tokens that do not look generated."""
     return [c for c in (el.get("class") or "").split() if not is_auto_class(c)]
 
 
@@ -72,6 +73,7 @@ def xpath_space(text: str) -> str:
 
 
 def class_predicate(token: str) -> str:
+    """An XPath 1.0 test for one whole class token (``@class~=`` in CSS)."""
     return f"contains(concat(' ', normalize-space(@class), ' '), {literal(' ' + token + ' ')})"
 
 
@@ -107,10 +109,12 @@ class XCandidate:
 
 
 def tag_of(el: etree._Element) -> str:
+    """The element's tag as a string."""
     return str(el.tag)
 
 
 def first_match(ctx: etree._Element, expr: str) -> etree._Element | None:
+    """The first element ``expr`` selects from ``ctx`` (None on no match or a bad XPath)."""
     try:
         res = ctx.xpath(expr)
     except etree.XPathError:
@@ -190,6 +194,7 @@ def text_node(target: Target) -> Any:
 
 
 def value_suffix(target: Target) -> str:
+    """What follows the element step to read the value: ``/@attr``, the n-th text, or nothing."""
     if target.mode == "attr":
         return f"/@{target.attr}"
     if target.mode == "text":
@@ -227,12 +232,14 @@ def query_form(relative: bool) -> Callable[[str], str]:
 
 
 def descendant_prefix(relative: bool) -> str:
+    """The early-stopping step prefix, relative to a record root or absolute."""
     return "./descendant::" if relative else "/descendant::"
 
 
 def ancestors_within(
     el: etree._Element, ctx: etree._Element, limit: int
 ) -> Iterator[etree._Element]:
+    """``el`` and its ancestors up to ``limit`` levels, stopping at ``ctx``, html or body."""
     node: etree._Element | None = el
     n = 0
     while node is not None and node is not ctx and n <= limit:
@@ -244,6 +251,7 @@ def ancestors_within(
 
 
 def path_up(lab: etree._Element, top: etree._Element) -> Iterator[etree._Element]:
+    """``lab`` and its ancestors below ``top``."""
     node: etree._Element | None = lab
     while node is not top and node is not None:
         yield node

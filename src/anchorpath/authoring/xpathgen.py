@@ -24,6 +24,11 @@ The longer scoped forms lose ties, so only mutation scoring (``decoy_label``) pr
 Auto-generated ids and classes (hash-like, digits) are never used as anchors. All generated
 forms stop early (``/descendant::th[…][1]``) instead of scanning the whole tree with ``//``.
 Candidates are *proposals*: ``verify.py`` decides which reproduce the examples.
+
+Where the families live: ``attr_anchors.py`` (1 and 3), ``label_anchors.py`` (2),
+``scoping.py`` (container-scoped variants), ``xpath_common.py`` (shared building blocks and
+:class:`XCandidate`); JSON-LD and structural paths, and :func:`generate_candidates`, which
+runs them all, are here. Every name exported before the split is still importable here.
 """
 
 from __future__ import annotations
