@@ -5,7 +5,7 @@ values legitimately changed shape. Such a run is quarantined, never joins the ga
 (built from committed runs only) and the alarm would repeat every day. :func:`accept_run`
 commits the quarantined records exactly as an ``ok`` run would have (events computed against
 the store's current records, one transaction, ``withdrawn`` only if that run's crawl was
-complete — :func:`anchorpath.runner.pipeline.commit_records`), marks the run ``accepted`` with
+complete — :func:`anchorpath.runner.commit.commit_records`), marks the run ``accepted`` with
 who and when, and its field statistics join the baseline.
 
 Refused (:class:`AcceptRefused`, one line): an unknown run id; a run that was not ``drift``
@@ -23,17 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import RunError
-from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import (
+from anchorpath.runner.commit import (
     ACCEPT_PLAN,
     COMMITTED,
-    EXIT_OK,
     CommitPlan,
-    RunResult,
-    _now,
-    _page_rows,
     commit_records,
+    page_rows,
 )
+from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.run_types import EXIT_OK, RunResult, now
 from anchorpath.runner.store import DB_NAME, RunRow, Store
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
@@ -162,9 +160,9 @@ def accept_run(
             run = _check(store.runs(site_id), run_id, site_id, store.path)
             plan, records, pages = _load_quarantine(run, state_dir)
             accepted = replace(
-                run, verdict="accepted", accepted_by=by or default_acceptor(), accepted_at=_now()
+                run, verdict="accepted", accepted_by=by or default_acceptor(), accepted_at=now()
             )
-            events, complete = commit_records(store, accepted, records, plan, _page_rows(pages))
+            events, complete = commit_records(store, accepted, records, plan, page_rows(pages))
         finally:
             store.close()
     emitted = {i for i, r in enumerate(records) if r.get("page_type") in plan.emit}

@@ -1,0 +1,132 @@
+"""What a run is asked to do and what it did: :class:`RunOptions`, :class:`RunResult`, exit codes.
+
+Shared by the pipeline (``pipeline.py``), its steps and ``accept.py``; import these from
+:mod:`anchorpath.runner.pipeline` as before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from anchorpath._config import FetchConfig, Settings
+from anchorpath.runner.store import Event
+
+__all__ = [
+    "EXIT_BLOCKED",
+    "EXIT_BY_VERDICT",
+    "EXIT_DRIFT",
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "FetchResultLike",
+    "FetcherFactory",
+    "FetcherLike",
+    "Progress",
+    "RunOptions",
+    "RunResult",
+    "now",
+    "warc_segments",
+]
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_DRIFT = 3
+EXIT_BLOCKED = 4
+#: Exit code of each verdict; any other verdict (``error``) exits :data:`EXIT_ERROR`.
+EXIT_BY_VERDICT = {
+    "ok": EXIT_OK,
+    "empty-source": EXIT_OK,
+    "drift": EXIT_DRIFT,
+    "blocked": EXIT_BLOCKED,
+}
+
+
+class FetchResultLike(Protocol):
+    url: str
+    final_url: str
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    charset: str | None
+    not_modified: bool
+
+
+class FetcherLike(Protocol):
+    def fetch(
+        self, url: str, *, conditional: bool = True, render: str = "http"
+    ) -> FetchResultLike: ...
+
+
+#: ``(fetch_config, warc_path, cache_dir, on_event) -> fetcher``; the fetcher archives to
+#: ``warc_path`` before returning a page. Tests pass their own.
+FetcherFactory = Callable[[FetchConfig, Path, Path, Callable[[Any], None]], Any]
+
+Progress = Callable[[str, Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What ``anchorpath run`` was asked to do."""
+
+    site: str
+    selectors_dir: Path = Path("selectors")
+    state_dir: Path = Path(".anchorpath/state")
+    urls: tuple[str, ...] = ()
+    full: bool = False
+    resume: bool = False
+    base_url: str | None = None
+    settings: Settings = field(default_factory=Settings)
+
+
+@dataclass
+class RunResult:
+    """What a run did; ``exit_code`` is what the CLI exits with."""
+
+    run_id: str
+    site: str
+    verdict: str
+    exit_code: int
+    run_dir: Path
+    selector_version: int = 0
+    resumed: bool = False
+    complete: bool = False
+    pages: int = 0
+    replayed: int = 0
+    records: int = 0
+    invalid: int = 0
+    events: list[Event] = field(default_factory=list)
+    drift: dict[str, Any] | None = None
+    bundle: Path | None = None
+    reason: str | None = None
+    errors: list[str] = field(default_factory=list)
+    change_rate: dict[str, Any] | None = None
+    fetch_counters: dict[str, Any] = field(default_factory=dict)
+    took_over_lock: dict[str, Any] | None = None
+    accepted_by: str | None = None
+    accepted_at: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        kinds = [e.kind for e in self.events]
+        return {
+            "pages": self.pages,
+            "records": self.records,
+            "invalid": self.invalid,
+            "new": kinds.count("new"),
+            "changed": kinds.count("changed"),
+            "withdrawn": kinds.count("withdrawn"),
+        }
+
+
+def now() -> str:
+    """The current UTC time as the store writes it (microseconds, ``Z``)."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def warc_segments(run_dir: Path) -> list[Path]:
+    """The run's WARC files, one per attempt, in order."""
+    return sorted(run_dir.glob("pages-*.warc.gz"))
