@@ -566,7 +566,9 @@ def test_renamed_label_is_not_present() -> None:
             "version": 1,
             "fetch": {"start_urls": ["http://x/"]},
             "key": ["a"],
-            "page_types": {"p": {"match": ".", "fields": {"a": field("성분명"), "b": field("상태")}}},
+            "page_types": {
+                "p": {"match": ".", "fields": {"a": field("성분명"), "b": field("상태")}}
+            },
         }
     )
     html = (
