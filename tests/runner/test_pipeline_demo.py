@@ -215,3 +215,5 @@ def test_anchorpath_demo_shows_three_days() -> None:
     assert out.count("exactly the demo's expected events") == 2
     assert "withdrawn" in out and "changed" in out
     assert "alert bundle:" in out and "anchorpath author repair mfds-dmf --bundle" in out
+    assert "✓ adopted: the repaired file reproduces the last good records" in out
+    assert "✓ day 3 passes with the repaired selectors, and nothing changed" in out

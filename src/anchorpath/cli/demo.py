@@ -18,7 +18,9 @@ __all__ = ["COMMANDS", "demo_group"]
 def demo_group(ctx: click.Context) -> None:
     """Serve the bundled demo site and collect it.
 
-    Without a subcommand: start the demo site and run the daily pipeline on it.
+    Without a subcommand: start the demo site and run the daily pipeline on it: day 1 (every
+    record new), day 2 (new, changed, withdrawn), day 3 (template redesign: drift, alert
+    bundle), then repair the selector file from the bundle and run day 3 again.
 
     \b
     Examples:
@@ -56,9 +58,11 @@ def demo_group(ctx: click.Context) -> None:
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     verdicts: dict[int, str] = {}
+    bundles: dict[int, Any] = {}
 
     def check(day_from: int, day_to: int, result: Any) -> str | None:
         verdicts[day_to] = result.verdict
+        bundles[day_to] = result.bundle
         if result.verdict != "ok":
             return None
         if day_from == 0:  # first run: every listed record is new
@@ -88,9 +92,59 @@ def demo_group(ctx: click.Context) -> None:
         run_demo(console, server, selector, state_dir=work / "state", check=check)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+    repaired = False
+    if verdicts.get(3) == "drift" and bundles.get(3):
+        repaired = _repair_and_rerun(console, server, selector, work, Path(bundles[3]))
     console.print(f"[dim]demo files: {work}[/]")
     ok = verdicts.get(1) == "ok" and verdicts.get(2) == "ok" and verdicts.get(3) == "drift"
-    ctx.exit(0 if ok else 1)
+    ctx.exit(0 if ok and repaired else 1)
+
+
+def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundle: Any) -> bool:
+    """The demo's last act: repair from the day-3 bundle, then run day 3 again."""
+    from anchorpath._errors import AnchorpathError
+    from anchorpath.authoring.repair import render_diff, repair_from_bundle
+    from anchorpath.cli.run import run_demo
+
+    console.rule("[bold]Repair[/] · re-author the broken fields from the alert bundle")
+    console.print(f"[dim]$ anchorpath author repair mfds-dmf --bundle {bundle} --yes[/]")
+    try:
+        result = repair_from_bundle(bundle, selectors_dir=selector.parent)
+    except AnchorpathError as exc:
+        console.print(f"[red]repair failed: {exc}[/]")
+        return False
+    for line in render_diff(result):
+        console.print(line, markup=False, highlight=False)
+    if not result.adopted or result.saved is None:
+        console.print(f"[red]repair not adopted: {', '.join(result.unreproduced)}[/]")
+        return False
+    console.print(
+        f"[green]✓ adopted: the repaired file reproduces the last good records; saved as "
+        f"version {result.saved.version} (version {result.old.version} archived)[/]"
+    )
+    outcome: dict[str, Any] = {}
+
+    def check(day_from: int, day_to: int, run: Any) -> str | None:
+        outcome["run"] = run
+        if run.verdict == "ok" and not run.events:
+            return "[green]✓ day 3 passes with the repaired selectors, and nothing changed[/]"
+        return f"[red]✗ day 3 after repair: {run.verdict}, {len(run.events)} events[/]"
+
+    try:
+        run_demo(
+            console,
+            server,
+            selector,
+            state_dir=work / "state",
+            days=(3,),
+            check=check,
+            stories={3: "again, with the repaired selector file"},
+        )
+    except AnchorpathError as exc:
+        console.print(f"[red]{exc}[/]")
+        return False
+    run = outcome.get("run")
+    return bool(run is not None and run.verdict == "ok" and not run.events)
 
 
 @demo_group.command("serve")

@@ -304,6 +304,7 @@ def run_demo(
     days: tuple[int, ...] = (1, 2, 3),
     min_delay: float = 0.02,
     check: Callable[[int, int, RunResult], str | None] | None = None,
+    stories: dict[int, str] | None = None,
 ) -> int:
     """Serve the demo site day by day and run the pipeline on it; returns the last exit code.
 
@@ -326,7 +327,7 @@ def run_demo(
     code = 0
     previous: int | None = None
     for day in days:
-        story = _DAY_STORY.get(day, "")
+        story = (stories or _DAY_STORY).get(day, "")
         console.rule(f"[bold]Day {day}[/] · {story}")
         with server(day) as srv:
             base_url = str(srv.base_url)
