@@ -163,7 +163,7 @@ class PageReader:
             charset = res.charset
             source = "fetch"
         lower = {k.lower(): v for k, v in dict(headers).items()}
-        doc = parse_html(body, charset)
+        doc = parse_html(body, charset, plain=True)
         pr = evaluate_page(self.compiled, doc, final_url or item.url)
         if login_wall(doc, pr):
             raise OriginBlocked(

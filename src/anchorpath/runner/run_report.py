@@ -116,7 +116,7 @@ def write_bundle(
         )
         last_good = snapshots(good_dir, [r[0] for r in rows])
         for url, body in last_good:
-            pr = evaluate_page(compiled, parse_html(body), url)
+            pr = evaluate_page(compiled, parse_html(body, plain=True), url)
             last_records += [r.to_dict() for r in pr.records]
     failing = snapshots(result.run_dir, [p["url"] for p in cp.pages])
     failing_urls = {u for u, _ in failing}
