@@ -18,6 +18,7 @@ from rich.table import Table
 
 from anchorpath._config import FetchConfig, Settings, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath.cli.options import config_option, selectors_option, state_option
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.pipeline import FetcherFactory, RunOptions, RunResult, run_site
 
@@ -184,18 +185,8 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 
 @click.command("run")
 @click.argument("site")
-@click.option(
-    "--selectors",
-    "selectors_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory of selector files (default: paths.selectors_dir, 'selectors').",
-)
-@click.option(
-    "--state",
-    "state_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="State directory: database, WARCs, reports (default: paths.state_dir).",
-)
+@selectors_option
+@state_option
 @click.option(
     "--url",
     "urls",
@@ -213,12 +204,7 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     help="Replace the origin of the selector file's start URLs (a demo server on another "
     "port, a staging copy).",
 )
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
-)
+@config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
     site: str,
@@ -365,24 +351,9 @@ def run_demo(
     "by",
     help="Who accepts the run (recorded in the runs table; default: your login name).",
 )
-@click.option(
-    "--selectors",
-    "selectors_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory of selector files (default: paths.selectors_dir, 'selectors').",
-)
-@click.option(
-    "--state",
-    "state_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="State directory: database, WARCs, reports (default: paths.state_dir).",
-)
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
-)
+@selectors_option
+@state_option
+@config_option
 def accept_cmd(
     site: str,
     run_id: str,
