@@ -8,8 +8,8 @@ Suites (a *case* is one selector file run over a sequence of captures; every cap
 first is one verdict; the first capture seeds the baseline like authoring fixtures do, and each
 accepted run joins the rolling baseline exactly as in the pipeline; a false alarm is taken as
 glanced at and accepted by an operator, so it joins too — the issue's "a false alarm costs a
-glance". The pipeline has no accept step yet; the script also prints how many runs would alarm
-without one, since a quarantined run never joins the baseline):
+glance" (in the pipeline: `anchorpath accept SITE RUN_ID`); the script also prints how many runs would alarm
+without acceptance, since a quarantined run never joins the baseline):
 
 ``webevo``
     Per site: fields on the target capture (``2017.html`` or the site's earliest year) with
@@ -156,8 +156,8 @@ def stats_of(sf: SelectorFile, results: list[PageResult]) -> RunStats:
 def run_case(case: Case, *, operator_accepts: bool = True) -> list[Outcome]:
     """One verdict per run. Only accepted runs join the baseline, as in the pipeline; with
     ``operator_accepts`` a false alarm (drift predicted, none true) is taken as glanced at and
-    accepted, so it joins too — the issue's "a false alarm costs a glance". The pipeline has
-    no accept step yet: without one, every later run repeats the alarm (``main`` reports how
+    accepted, so it joins too — the issue's "a false alarm costs a glance". Without
+    acceptance (``anchorpath accept``), every later run repeats the alarm (``main`` reports how
     many runs that would be)."""
     seed_results = evaluate(case.selector, case.seed)
     if case.seed_as_run:  # like the pipeline's first run: no baseline, accepted as it is
