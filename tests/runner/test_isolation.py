@@ -57,6 +57,8 @@ def test_cli_run_module_imports_only_runner_code() -> None:
     assert names and not [n for n in names if n.startswith(("anchorpath.authoring", "openai"))]
     anchorpath_imports = [n for n in names if n.startswith("anchorpath.")]
     assert all(
-        n.startswith(("anchorpath.runner", "anchorpath._", "anchorpath.selectors"))
+        n.startswith(
+            ("anchorpath.runner", "anchorpath._", "anchorpath.selectors", "anchorpath.cli.options")
+        )
         for n in anchorpath_imports
     )
