@@ -48,6 +48,8 @@ def test_stale_lock_of_killed_process_is_taken_over(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
     deadline = time.monotonic() + 5
     while True:
         try:
