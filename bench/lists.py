@@ -528,7 +528,7 @@ def write_results(sections: dict[str, list[str]]) -> None:
         block = f"## {title}\n\n" + "\n".join(body).rstrip() + "\n"
         pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
         if pattern.search(text):
-            text = pattern.sub(lambda _m: block + "\n", text, count=1)
+            text = pattern.sub(lambda _m, b=block: b + "\n", text, count=1)
         else:
             text = text.rstrip() + "\n\n" + block
     RESULTS.write_text(text.rstrip() + "\n", "utf-8")
