@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import html as html_mod
+import io
 import json
 import re
 import statistics
@@ -119,6 +120,7 @@ class Page:
     html: str
     rows: list[list[str]]
     visible: str = ""  # key() of the page's visible text
+    shown: str = ""  # the visible text as displayed (case and non-ASCII kept)
 
 
 @dataclass
@@ -137,7 +139,7 @@ class ListSite:
         ]
 
 
-def visible_key(doc: etree._Element) -> str:
+def visible_text(doc: etree._Element) -> str:
     parts: list[str] = []
     body = doc.find(".//body")
     for el in (body if body is not None else doc).iter():
@@ -147,7 +149,7 @@ def visible_key(doc: etree._Element) -> str:
             parts.append(el.text)
         if el.tail:
             parts.append(el.tail)
-    return key(" ".join(parts))
+    return display(" ".join(parts))
 
 
 def choose_column(pages: Sequence[Page]) -> int | None:
@@ -168,6 +170,14 @@ def choose_column(pages: Sequence[Page]) -> int | None:
     return None
 
 
+def _decode_csv(raw: bytes) -> str:
+    """The CSVs are UTF-8 or Windows-1252 (smart quotes as 0x91–0x94)."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
 def load_lists(data: Path, only: Sequence[str] | None) -> list[ListSite]:
     index = json.loads((data / "index.json").read_text("utf-8"))
     sites = []
@@ -179,11 +189,13 @@ def load_lists(data: Path, only: Sequence[str] | None) -> list[ListSite]:
         for pg in entry["pages"]:
             raw = (data / name / pg["page"]).read_bytes()
             text = raw.decode("utf-8", errors="replace")
-            with (data / name / pg["records"]).open(encoding="utf-8", errors="replace") as fh:
-                rows = list(csv.reader(fh))
+            rows = list(
+                csv.reader(io.StringIO(_decode_csv((data / name / pg["records"]).read_bytes())))
+            )
             url = f"https://{name}/search?q={pg['keyword'].replace(' ', '+')}"
             page = Page(pg["page"].removesuffix(".html"), url, text, rows)
-            page.visible = visible_key(parse_html(text))
+            page.shown = visible_text(parse_html(text))
+            page.visible = key(page.shown)
             pages.append(page)
         site = ListSite(name, pages)
         site.column = choose_column(pages)
@@ -192,10 +204,11 @@ def load_lists(data: Path, only: Sequence[str] | None) -> list[ListSite]:
 
 
 def examples_for(site: ListSite, page: Page, n: int = N_EXAMPLES) -> list[str]:
-    """The first ``n`` titles a person would copy: visible on the page, intact (no ``?``)."""
+    """The first ``n`` titles a person would copy: shown as such on the page (exact text,
+    case included), intact (no ``?`` from lost letters)."""
     out: list[str] = []
     for t in site.titles(page):
-        if "?" in t or not key(t) or key(t) not in page.visible or t in out:
+        if "?" in t or "\ufffd" in t or display(t) not in page.shown or t in out:
             continue
         out.append(t)
         if len(out) == n:
