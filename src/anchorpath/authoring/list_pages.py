@@ -24,8 +24,10 @@ from anchorpath.authoring.mutate import mutate_tree
 from anchorpath.authoring.records import (
     RootCandidate,
     induce_roots,
+    probe_path,
     root_candidates,
     root_result_ok,
+    similar_records,
 )
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.seeds import SeedPage
@@ -33,6 +35,20 @@ from anchorpath.authoring.verify import Expectation, compiled
 from anchorpath.authoring.xpath_common import XCandidate
 from anchorpath.authoring.xpathgen import generate_candidates
 from anchorpath.selectors.model import FieldSpec, Normalize
+
+
+def grouped_first(
+    grounded: Sequence[Sequence[Mapping[str, Sequence[Target]]]], names: Sequence[str]
+) -> list[list[etree._Element | None]]:
+    """Per seed, per example record: the best node of the first field it has a value for."""
+    out: list[list[etree._Element | None]] = []
+    for recs in grounded:
+        row: list[etree._Element | None] = []
+        for rec in recs:
+            node = next((rec[n][0].element for n in names if rec.get(n)), None)
+            row.append(node)
+        out.append(row)
+    return out
 
 
 def author_list(
@@ -106,10 +122,17 @@ def author_list(
                 "records (are the values of different records really in different rows?)"
             )
         roots.append(rr)
+    # The probe: the tag path from a record root to its first field's node, most common first.
+    probes: list[str] = []
+    for rr, recs in zip(roots, grouped_first(grounded, names), strict=True):
+        for root, node in zip(rr, recs, strict=True):
+            if node is not None and (node is root or root in node.iterancestors()):
+                probes.append(probe_path(root, node))
+    probe = max(set(probes), key=probes.count) if probes else None
     # Record-root XPath.
     rcands: dict[str, RootCandidate] = {}
     for rr in roots:
-        for c in root_candidates(rr):
+        for c in root_candidates(rr, probe):
             rcands.setdefault(c.xpath, c)
     counts: dict[str, list[int]] = {}
     ok_roots = []
@@ -124,7 +147,7 @@ def author_list(
             found = (
                 [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
             )
-            if not root_result_ok(found, rr):
+            if not root_result_ok(found, rr, probe=probe):
                 good = False
                 break
             cs.append(len(found))
@@ -136,6 +159,16 @@ def author_list(
             "no record-root XPath selects exactly the example records' rows "
             f"on every seed ({len(rcands)} candidates tried)"
         )
+    # Count plausibility: how many elements of each seed look like the example records.
+    similar = [
+        similar_records(d, rr, probe) if probe else len(rr)
+        for d, rr in zip(docs, roots, strict=True)
+    ]
+
+    def coverage(c: RootCandidate) -> int:
+        """Look-alike records selected minus records beyond the look-alikes (junk)."""
+        return sum(min(n, m) - max(0, n - m) for n, m in zip(counts[c.xpath], similar, strict=True))
+
     # Mutations around the records and their value nodes.
     mutants = []
     for i, doc in enumerate(docs):
@@ -159,13 +192,28 @@ def author_list(
                     if isinstance(res, list)
                     else []
                 )
-                ok += root_result_ok(found, m.records, counts[c.xpath][i])
+                ok += root_result_ok(found, m.records, counts[c.xpath][i], probe=probe)
         return ok / total if total else 1.0
 
+    best_cover = max(coverage(c) for c in ok_roots)
+    covering = [c for c in ok_roots if coverage(c) == best_cover]
     scored_roots = sorted(
-        ((root_score(c), c) for c in ok_roots), key=lambda sc: (-sc[0], sc[1].prior)
+        ((root_score(c), c) for c in covering), key=lambda sc: (-sc[0], sc[1].prior)
     )
     root_xpath = scored_roots[0][1].xpath
+    found_counts = counts[root_xpath]
+    problems.append(
+        "record root selects "
+        + ", ".join(
+            f"{n} record(s) on {s.source}" for n, s in zip(found_counts, seeds, strict=True)
+        )
+    )
+    for n, m, s in zip(found_counts, similar, seeds, strict=True):
+        if n < m:
+            problems.append(
+                f"{s.source}: record root selects {n} records but the page has {m} alike "
+                "elements: some records of the template may be missed"
+            )
     # Fields relative to the roots.
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
