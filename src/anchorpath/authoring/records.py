@@ -34,8 +34,8 @@ __all__ = [
     "common_ancestor",
     "detect_pagination",
     "induce_roots",
-    "root_candidates",
     "probe_path",
+    "root_candidates",
     "root_result_ok",
     "similar_records",
 ]
@@ -127,7 +127,8 @@ def _aligned_roots(nodes: Sequence[etree._Element]) -> list[etree._Element] | No
             break
         if any(common not in r.iterancestors() for r in found):
             break
-        if k and any(_holds_records(r, _ancestor(n, k - 1), n) for r, n in zip(found, nodes)):
+        below = [_ancestor(n, k - 1) for n in nodes] if k else []
+        if any(_holds_records(r, c, n) for r, c, n in zip(found, below, nodes, strict=False)):
             break  # the level above the records: a list (or a block of a list)
         best = found
         k += 1
