@@ -1,6 +1,6 @@
 """Repair a drifted selector file from its re-authoring bundle, without an LLM.
 
-A drifted run leaves a bundle (``anchorpath.runner.bundle``): the selector file it used, the
+A drifted run leaves a bundle (:mod:`anchorpath.bundle`): the selector file it used, the
 last good snapshots with the records the accepted run extracted from them, and this run's
 failing snapshots. The repair treats the failing snapshots as the new template and the last
 good records as the truth:
@@ -30,7 +30,7 @@ failing snapshots and the records the repaired file extracts from them (the old 
 the old template). Next-page and ``follow`` XPaths are not re-authored; when they look broken
 too, a note says so.
 
-Where the steps live: ``repair_bundle.py`` reads the bundle, ``repair_match.py`` does 1
+Where the steps live: ``anchorpath.bundle`` reads the bundle, ``repair_match.py`` does 1
 (and the value comparison), ``repair_check.py`` 2-4, ``repair_result.py`` holds the result
 types and the diff; planning and saving are here. Every name exported before the split is
 still importable here.
@@ -50,10 +50,6 @@ from typing import Any
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._version import __version__
 from anchorpath.authoring.induce import AuthoringResult
-from anchorpath.authoring.repair_bundle import BUNDLE_FORMAT, Snapshot, read_bundle
-
-# Re-exported (``as``): the bundle type lived here before the split.
-from anchorpath.authoring.repair_bundle import Bundle as Bundle
 from anchorpath.authoring.repair_check import (
     apply_authored,
     broken_fields,
@@ -72,6 +68,7 @@ from anchorpath.authoring.repair_result import (
     dump_preview,
     render_diff,
 )
+from anchorpath.bundle import BUNDLE_FORMAT, Bundle, Snapshot, read_bundle
 from anchorpath.selectors.evaluate import (
     ExtractionWarning,
     compile_selectors,

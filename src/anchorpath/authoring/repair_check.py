@@ -10,7 +10,6 @@ from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.induce import AuthoringResult, FieldRequest, author_page_type
-from anchorpath.authoring.repair_bundle import Bundle
 from anchorpath.authoring.repair_match import (
     FailingPage,
     canon,
@@ -22,6 +21,7 @@ from anchorpath.authoring.repair_match import (
 )
 from anchorpath.authoring.repair_result import MAX_MISMATCHES_PER_FIELD, Mismatch, Verification
 from anchorpath.authoring.seeds import SeedPage, seed_from_html
+from anchorpath.bundle import Bundle
 from anchorpath.selectors.evaluate import (
     CompiledSelectors,
     PageResult,
