@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from anchorpath.authoring.repair import plan_repair, repair_from_bundle
+from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle
 from anchorpath.bundle import read_bundle
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
@@ -391,7 +391,7 @@ try:
 except ImportError:  # pragma: no cover
     DemoServer = None
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEMO_SITE = "mfds-dmf"
 
 
