@@ -228,8 +228,9 @@ class Authored:
 
 
 def author(name: str, seeds: Sequence[Page], examples: Sequence[list[str]]) -> Authored:
-    from anchorpath.authoring import FieldRequest, author_page_type, seed_from_html
-    from anchorpath.authoring.induce import assemble_site
+    from anchorpath.authoring.induce import assemble_site, author_page_type
+    from anchorpath.authoring.reports import FieldRequest
+    from anchorpath.authoring.seeds import seed_from_html
 
     sp = [seed_from_html(p.html, p.url, source=p.name) for p in seeds]
     ex: dict[str, dict[str, str | list[str] | None]] = {
