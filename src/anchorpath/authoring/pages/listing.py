@@ -124,8 +124,8 @@ def author_list(
         roots.append(rr)
     # The probe: the tag path from a record root to its first field's node, most common first.
     probes: list[str] = []
-    for rr, recs in zip(roots, grouped_first(grounded, names), strict=True):
-        for root, node in zip(rr, recs, strict=True):
+    for rr, firsts in zip(roots, grouped_first(grounded, names), strict=True):
+        for root, node in zip(rr, firsts, strict=True):
             if node is not None and (node is root or root in node.iterancestors()):
                 probes.append(probe_path(root, node))
     probe = max(set(probes), key=probes.count) if probes else None

@@ -76,6 +76,11 @@ def _child_toward(container: etree._Element, node: etree._Element) -> etree._Ele
     return None
 
 
+def _elements(res: object) -> list[etree._Element]:
+    """The element items of an XPath result (strings, numbers and booleans give none)."""
+    return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
+
+
 def _ancestor(node: etree._Element, k: int) -> etree._Element | None:
     x: etree._Element | None = node
     for _ in range(k):
@@ -100,6 +105,11 @@ def _suffix_len(a: etree._Element, b: etree._Element) -> int:
             break
         n += 1
     return n
+
+
+def _closest(a: etree._Element, cands: Sequence[etree._Element]) -> etree._Element:
+    """The candidate sharing the longest tag path suffix with ``a`` (first on ties)."""
+    return max(cands, key=lambda n: _suffix_len(a, n))
 
 
 def _aligned_roots(nodes: Sequence[etree._Element]) -> list[etree._Element] | None:
@@ -146,10 +156,8 @@ def _holds_records(el: etree._Element, child: etree._Element | None, node: etree
     for c in el:
         if c.tag != child.tag or set(stable_classes(c)) != classes:
             continue
-        hits = [c] if rel == "." else c.xpath(rel)
-        if any(isinstance(h, etree._Element) and itext(h).strip() for h in hits) or (
-            rel == "." and c.attrib
-        ):
+        hits = [c] if rel == "." else _elements(c.xpath(rel))
+        if any(itext(h).strip() for h in hits) or (rel == "." and c.attrib):
             alike += 1
             if alike >= 2:
                 return True
@@ -175,7 +183,7 @@ def induce_roots(
         for first in per_record[0][f][:4]:
             nodes = [first]
             for rec in per_record[1:]:
-                nodes.append(max(rec[f][:6], key=lambda n, a=first: _suffix_len(a, n)))
+                nodes.append(_closest(first, rec[f][:6]))
             if len({id(n) for n in nodes}) != len(nodes):
                 continue
             roots = _aligned_roots(nodes)
@@ -187,7 +195,7 @@ def induce_roots(
                 for cands in rec
                 if any(n is root or root in n.iterancestors() for n in cands)
             )
-            score = (held, -len(roots[0].xpath("ancestor::*")))
+            score = (held, -len(_elements(roots[0].xpath("ancestor::*"))))
             if best is None or score > best[0]:
                 best = (score, roots)
     if best is not None:
@@ -295,8 +303,7 @@ def root_candidates(
         out += _probe_candidates(roots, probe)
     if any(r.getparent() is not container for r in roots):
         # Several containers: the per-container paths below would miss records.
-        seen: set[str] = set()
-        return [c for c in out if not (c.xpath in seen or seen.add(c.xpath))]  # type: ignore[func-returns-value]
+        return _unique(out)
     # Common stable class of the roots: //li[class~='item'].
     common = set(stable_classes(first))
     for r in roots[1:]:
@@ -364,6 +371,13 @@ def root_candidates(
     return [c for c in out if not (c.xpath in seen or seen.add(c.xpath))]  # type: ignore[func-returns-value]
 
 
+def _unique(cands: Sequence[RootCandidate]) -> list[RootCandidate]:
+    out: dict[str, RootCandidate] = {}
+    for c in cands:
+        out.setdefault(c.xpath, c)
+    return list(out.values())
+
+
 def _probe_candidates(roots: Sequence[etree._Element], probe: str) -> list[RootCandidate]:
     """``tag[class][probe]`` under the nearest anchored common ancestor, or anywhere."""
     tag = str(roots[0].tag)
@@ -400,8 +414,7 @@ def similar_records(doc: etree._Element, roots: Sequence[etree._Element], probe:
     set as one of them, holding the probe path. The plausible record count of the page."""
     classes = {frozenset(stable_classes(r)) for r in roots}
     tag = str(roots[0].tag)
-    found = doc.xpath(f"//{tag}[{probe}]") if probe != "." else doc.xpath(f"//{tag}")
-    items = [x for x in found if isinstance(x, etree._Element)]
+    items = _elements(doc.xpath(f"//{tag}[{probe}]" if probe != "." else f"//{tag}"))
     alike = [x for x in items if frozenset(stable_classes(x)) in classes]
     # Nested look-alikes (a wrapper of the same tag and classes) count once.
     ids = {id(x) for x in alike}
