@@ -301,7 +301,7 @@ def root_candidates(
     out: list[RootCandidate] = []
     if probe and probe != ".":
         out += _probe_candidates(roots, probe)
-    if any(r.getparent() is not container for r in roots):
+    if out and any(r.getparent() is not container for r in roots):
         # Several containers: the per-container paths below would miss records.
         return _unique(out)
     # Common stable class of the roots: //li[class~='item'].
