@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from anchorpath.cli import main
+
 REPO = Path(__file__).resolve().parents[2]
 SITE = "mfds-dmf"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -74,7 +75,9 @@ def test_check_reports_schema_and_xpath_errors(tmp_path: Path) -> None:
     bad.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     res = cli("check", str(bad))
     assert res.exit_code == 1
-    assert "/page_types/detail/fields/status/xpath: XPath syntax error in field 'status'" in res.stdout
+    assert (
+        "/page_types/detail/fields/status/xpath: XPath syntax error in field 'status'" in res.stdout
+    )
     assert "unknown field type 'text'" in res.stdout
     assert "Traceback" not in res.output
 
@@ -97,7 +100,9 @@ def test_diff_git_text_names_field_and_values(changed: Path) -> None:
     assert res.exit_code == 1, res.output
     out = res.stdout
     assert "anchorpath diff: main → working tree" in out
-    assert "~ detail.applicant  xpath · 24 changed, 0 appeared, 0 disappeared (of 24 records)" in out
+    assert (
+        "~ detail.applicant  xpath · 24 changed, 0 appeared, 0 disappeared (of 24 records)" in out
+    )
     assert "1 field changed; replayed on 26 pages of the golden fixtures" in out
     assert "records list 20 → 20, detail 24 → 24" in out
     assert 'changed     수2383-6-ND: "청림제약(주)" → "Synthélia Pharma SAS"' in out
@@ -149,7 +154,9 @@ def test_diff_git_without_changes_exits_0(repo: Path, monkeypatch: pytest.Monkey
     assert "No difference in what the selector files collect." in res.stdout
 
 
-def test_diff_git_only_baseline_changed_exits_0(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_git_only_baseline_changed_exits_0(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo)
     path = repo / "selectors" / f"{SITE}.json"
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -188,7 +195,10 @@ def test_diff_two_files(changed: Path) -> None:
     [
         (["diff", "--git", "no-such-ref"], "Error: git: unknown revision 'no-such-ref'"),
         (["diff", "mfds-dmf@7", "mfds-dmf"], "Error: selectors/mfds-dmf.json: version 7 not found"),
-        (["diff", "nosite@1", "mfds-dmf"], "Error: selectors/nosite.json: no selector file for site 'nosite'"),
+        (
+            ["diff", "nosite@1", "mfds-dmf"],
+            "Error: selectors/nosite.json: no selector file for site 'nosite'",
+        ),
     ],
 )
 def test_diff_errors_are_one_line_exit_2(changed: Path, args: list[str], message: str) -> None:
