@@ -171,7 +171,7 @@ def latest_run_pages(
     type of one of ``selectors`` matches (status 200, complete responses only)."""
     from anchorpath.runner.checkpoint import archived_pages
     from anchorpath.runner.run_types import warc_segments
-    from anchorpath.runner.store import DB_NAME, Store
+    from anchorpath.runner.store.database import DB_NAME, Store
 
     if not (state_dir / DB_NAME).is_file():
         raise ReviewError(f"{state_dir}: no state database ({DB_NAME}); is this a state directory?")
