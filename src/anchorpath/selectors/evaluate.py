@@ -278,17 +278,29 @@ def compile_selectors(sf: SelectorFile, *, trace: bool = False) -> CompiledSelec
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _XML_DECL_BYTES = re.compile(rb"\s*<\?xml", re.IGNORECASE)
-_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=False)
+# ``huge_tree`` lifts libxml2's default depth limit of 256 elements, past which it silently
+# drops the rest of the page (every later record with it); the page size is already capped by
+# the fetcher. Beyond the hard limit that remains (2048 levels) the page is refused, not cut.
+_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=False, huge_tree=True)
 # The same libxml2 parser with lxml's plain element class: lxml.html looks up a Python element
 # class for every node proxy it creates, which costs a tenth of a page's extraction time.
 # Evaluation needs nothing HtmlElement adds, so extract() and the runner use this one.
-_PLAIN_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=False)
+_PLAIN_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=False, huge_tree=True)
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
 
 
 def _document(body: bytes, plain: bool) -> etree._Element:
-    if not plain:
-        return lxml.html.document_fromstring(body, parser=_PARSER)
-    root = etree.fromstring(body, _PLAIN_PARSER)
+    parser = _PLAIN_PARSER if plain else _PARSER
+    if plain:
+        root = etree.fromstring(body, parser)
+    else:
+        root = lxml.html.document_fromstring(body, parser=parser)
+    last = parser.error_log.last_error
+    if last is not None and last.type == _RESOURCE_LIMIT:
+        # Raised as ParserError so that the general path in parse_html retries after a decode
+        # and then translates it; the message says what happened.
+        limit = last.message.split(",")[0].strip()
+        raise etree.ParserError(f"{limit} levels; the parser would cut the page there")
     if root is None:
         raise etree.ParserError("Document is empty")
     return root
