@@ -419,10 +419,10 @@ def run_site(
     always returns a :class:`RunResult` whose ``exit_code`` tells the scheduler what happened."""
     sf_path = find_selector_file(options.site, options.selectors_dir)
     sf = load_selector_file(sf_path)
-    if not options.urls:
-        for u in sf.fetch.start_urls:
-            if not u.startswith(("http://", "https://")):
-                raise RunError(f"{sf_path}: start URL {u!r} is not an http(s) URL")
+    unrunnable = sf.unrunnable_reason()
+    if unrunnable:
+        # Even with --url: its page types' match regexes were made from local file paths.
+        raise RunError(f"{sf_path}: {unrunnable}")
     lock = SiteLock(options.state_dir, sf.site.id)
     with lock:
         store = Store(options.state_dir / DB_NAME)
