@@ -199,7 +199,7 @@ def new_site(
             load_seed(s, fetch=fetcher, url=seed_urls[i] if seed_urls else None)
             for i, s in enumerate(seeds)
         ]
-        pages = _ask_missing_urls(pages, interactive=not yes and sys.stdin.isatty())
+        pages = _ask_missing_urls(pages, interactive=_interactive(yes))
         urls_unknown = [p.source for p in pages if not p.url_known]
         unrunnable = bool(urls_unknown) and not (start_urls and match)
         fields = _field_requests(examples, types, required)
@@ -239,7 +239,7 @@ def new_site(
             err=True,
         )
     if not yes:
-        if not sys.stdin.isatty():
+        if not _interactive(yes):
             click.echo(dump_selector_file(sf), nl=False)
             raise click.ClickException(f"not written: pass --yes to write {target}")
         question = "Change the key and write" if key_changed else "Write"
@@ -259,6 +259,11 @@ def new_site(
             "`anchorpath run` refuses it until then.",
             err=True,
         )
+
+
+def _interactive(yes: bool) -> bool:
+    """A person is at the terminal to answer questions (and was not told --yes)."""
+    return not yes and sys.stdin.isatty()
 
 
 def _site_id(name: str) -> str:

@@ -269,7 +269,7 @@ def run_cmd(
             settings=settings,
         )
         started = time.monotonic()
-        result = execute_run(options, console, show_progress=not quiet)
+        result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     if resume and not result.resumed:
