@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from anchorpath.cli import main
-from anchorpath.runner.pipeline import RunOptions, run_site
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.load import list_versions, load_selector_file
 
 BOOKS = Path(__file__).resolve().parents[2] / "examples" / "books"

@@ -16,10 +16,11 @@ from typing import Any
 
 from anchorpath._config import FetchConfig
 from anchorpath._errors import FetchFailed
-from anchorpath.runner.pipeline import RunOptions, RunResult, run_site
-from anchorpath.runner.result import FetchResult
-from anchorpath.runner.store import Store
-from anchorpath.runner.warc import WarcWriter
+from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.warc import WarcWriter
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.store.database import Store
 
 ORIGIN = "http://synth.test"
 

@@ -191,7 +191,7 @@ def new_site(
         target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
         existing = load_selector_file(target) if target.is_file() else None
         if any(s.startswith(("http://", "https://")) for s in seeds):
-            from anchorpath.runner.fetch import PoliteFetcher
+            from anchorpath.fetch.polite import PoliteFetcher
 
             fetcher = PoliteFetcher(settings.fetch)
         examples = _read_examples(examples_path)

@@ -15,7 +15,8 @@ import click
 from anchorpath._config import load_settings
 from anchorpath._errors import AnchorpathError
 from anchorpath.cli.options import config_option, selectors_option, state_option
-from anchorpath.runner.export import (
+from anchorpath.runner.store.database import DB_NAME
+from anchorpath.runner.store.export import (
     EVENT_COLUMNS,
     EXPORT_FORMATS,
     ExportFormat,
@@ -25,7 +26,6 @@ from anchorpath.runner.export import (
     record_columns,
     write_rows,
 )
-from anchorpath.runner.store import DB_NAME
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["COMMANDS", "events_cmd", "records_cmd"]

@@ -27,7 +27,8 @@ from anchorpath.cli.options import (
     urls_for_base,
 )
 from anchorpath.runner.accept import accept_run
-from anchorpath.runner.pipeline import FetcherFactory, RunOptions, RunResult, run_site
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import FetcherFactory, RunOptions, RunResult
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
@@ -290,8 +291,8 @@ _DAY_STORY = {
 def _demo_fetcher(
     config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
 ) -> Any:
-    from anchorpath.runner.fetch import PoliteFetcher
-    from anchorpath.runner.warc import WarcWriter
+    from anchorpath.fetch.polite import PoliteFetcher
+    from anchorpath.fetch.warc import WarcWriter
 
     return PoliteFetcher(
         config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event, demo=True
