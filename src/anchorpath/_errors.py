@@ -22,6 +22,7 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
     ├── BundleError                 a drift bundle cannot be written or read
+    ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file
         ├── GroundingError              an example value matches no node of a seed page
         └── LLMError                    the LLM endpoint failed or answered nonsense
@@ -44,6 +45,7 @@ __all__ = [
     "GroundingError",
     "LLMError",
     "OriginBlocked",
+    "ReviewError",
     "RobotsDisallowed",
     "RunError",
     "SelectorEvaluationError",
@@ -155,6 +157,11 @@ class RunError(AnchorpathError):
 
 class BundleError(AnchorpathError):
     """A drift bundle cannot be written, or read back for re-authoring."""
+
+
+class ReviewError(AnchorpathError):
+    """A selector review (``anchorpath diff`` / ``check``) cannot read what it compares:
+    a bad ``SITE@N`` version, a git failure, an unreadable state directory."""
 
 
 class AuthoringError(AnchorpathError):
