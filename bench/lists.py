@@ -17,7 +17,7 @@ compare its titles with every record of ``page3.records.csv``.
 The title column of a site is the first CSV column whose values are filled, distinct and
 visible in the page for most records (``lists/README.md``). Titles are compared after NFKC,
 white space collapsing and case folding, with ``?`` and non-ASCII letters dropped on both sides
-(the CSVs lost non-ASCII letters as ``?``). Per site: title precision, recall, F1 and record
+(the CSVs lost non-ASCII letters as ``?`` and some double quotes). Per site: title precision, recall, F1 and record
 counts (extracted / gold); authoring failures are listed with their messages and score 0.
 
 A second part measures *survival* on ``../shared/data/evolution/thesis_wrapper`` (a list page
@@ -76,9 +76,10 @@ def display(text: str) -> str:
 
 
 def key(text: str) -> str:
-    """Comparison key: NFKC, case folded, ``?`` and non-ASCII dropped, white space collapsed."""
+    """Comparison key: NFKC, case folded, ``?``, ``"`` and non-ASCII dropped (the CSVs lost
+    them), white space collapsed."""
     t = display(text).casefold()
-    t = "".join(ch for ch in t if ch.isascii() and ch != "?")
+    t = "".join(ch for ch in t if ch.isascii() and ch not in '?"')
     return _WS.sub(" ", t).strip()
 
 
