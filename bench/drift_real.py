@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import sys
 import tempfile
@@ -66,7 +65,8 @@ from lxml import etree
 
 from anchorpath._config import FetchConfig, Settings
 from anchorpath._errors import AnchorpathError
-from anchorpath.authoring import FieldRequest, author_site
+from anchorpath.authoring.induce import author_site
+from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.pipeline import RunOptions, run_site
@@ -161,7 +161,9 @@ def gold_paragraph(doc: etree._Element, page: Page) -> str | None:
 # authoring
 
 
-def author_case(site: str, year: int, pages: Sequence[Page], base: str) -> tuple[SelectorFile, list[Page]] | str:
+def author_case(
+    site: str, year: int, pages: Sequence[Page], base: str
+) -> tuple[SelectorFile, list[Page]] | str:
     seeds, examples = [], {}
     bodies: dict[str, str | None] = {}
     for p in pages:
@@ -221,7 +223,9 @@ def run_truth(sf: SelectorFile, pages: Sequence[Page]) -> tuple[bool | None, lis
     """True when some field is wrong on more than half of the run's pages (the selector broke),
     False when every field is right on every page, None in between (an odd page: partial)."""
     per_page = [page_broken(sf, p) for p in pages]
-    lines = [f"{p.name}: {f} {w}" for p, b in zip(pages, per_page, strict=True) for f, w in b.items()]
+    lines = [
+        f"{p.name}: {f} {w}" for p, b in zip(pages, per_page, strict=True) for f, w in b.items()
+    ]
     if not lines:
         return False, lines
     fields = {f for b in per_page for f in b}
@@ -265,7 +269,9 @@ def settings() -> Settings:
     return replace(Settings(), fetch=fetch)
 
 
-def run_pages(server: FaultServer, site_id: str, sel_dir: Path, state: Path, pages: Sequence[Page]) -> Any:
+def run_pages(
+    server: FaultServer, site_id: str, sel_dir: Path, state: Path, pages: Sequence[Page]
+) -> Any:
     options = RunOptions(
         site_id,
         selectors_dir=sel_dir,

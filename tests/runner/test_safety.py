@@ -86,19 +86,22 @@ def test_decode_body_gzip_deflate_and_caps() -> None:
         decode_body(b"x" * 11, None, max_bytes=10, url="u")
 
 
+def _kind(requested: str, final: str, headers: dict[str, str], body: bytes) -> str | None:
+    wall = detect_refusal(requested, final, headers, body)
+    return None if wall is None else wall.kind
+
+
 def test_detect_refusal() -> None:
     html = {"content-type": "text/html"}
     wall = b"<title>Log in</title><form><input type=password name=p></form>"
-    assert detect_refusal("http://h/a", "http://h/a", html, wall) == "login-wall"
-    assert detect_refusal("http://h/login", "http://h/login", html, wall) is None
-    assert detect_refusal("http://h/a", "http://h/users/sign_in", html, b"<p>x</p>") == "login-wall"
-    assert detect_refusal("http://h/a", "http://h/a", html, b"<div class=g-recaptcha>") == "captcha"
-    assert (
-        detect_refusal("http://h/a", "http://h/a", {"cf-mitigated": "challenge"}, b"") == "captcha"
-    )
-    assert detect_refusal("http://h/a", "http://h/a", html, b"<p>records</p>") is None
+    assert _kind("http://h/a", "http://h/a", html, wall) == "login-wall"
+    assert _kind("http://h/login", "http://h/login", html, wall) is None
+    assert _kind("http://h/a", "http://h/users/sign_in", html, b"<p>x</p>") == "login-wall"
+    assert _kind("http://h/a", "http://h/a", html, b"<div class=g-recaptcha>") == "captcha"
+    assert _kind("http://h/a", "http://h/a", {"cf-mitigated": "challenge"}, b"") == "captcha"
+    assert _kind("http://h/a", "http://h/a", html, b"<p>records</p>") is None
     plain = {"content-type": "application/json"}
-    assert detect_refusal("http://h/a", "http://h/a", plain, b'{"captcha": 1}') is None
+    assert _kind("http://h/a", "http://h/a", plain, b'{"captcha": 1}') is None
 
 
 def test_redact_url() -> None:
@@ -117,4 +120,5 @@ def test_korean_login_wall_in_euc_kr_is_recognised() -> None:
     ).encode("cp949")
     headers = {"content-type": "text/html; charset=euc-kr"}
     url = "http://127.0.0.1:1/dmf/list.do?page=1"
-    assert detect_refusal(url, url, headers, page) == "login-wall"
+    wall = detect_refusal(url, url, headers, page)
+    assert wall is not None and wall.kind == "login-wall"

@@ -11,8 +11,9 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlsplit
 
-from anchorpath._errors import FetchFailed, UnsafeRequest
-from anchorpath.selectors.decode import decode_html
+from anchorpath._errors import AnchorpathError, FetchFailed, UnsafeRequest
+from anchorpath.runner.walls import Wall, find_wall, login_url
+from anchorpath.selectors.evaluate import parse_html
 
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
@@ -178,21 +179,15 @@ def check_content_type(url: str, content_type: str | None, allowed: Iterable[str
         raise UnsafeRequest(f"{url}: unexpected Content-Type {media!r}", url=url)
 
 
-_CAPTCHA = re.compile(
-    rb"g-recaptcha|h-captcha|hcaptcha\.com|cf-chl-|cf_chl_|challenge-platform|"
-    rb"<title>\s*(just a moment|attention required|are you a robot|access denied|"
-    rb"security check|verify you are human|captcha)|px-captcha|captcha-delivery|"
-    rb"please verify you are a human|enable javascript and cookies to continue",
+# Cheap pre-check on the raw bytes: only a page with one of these can be a wall, so only such
+# a page is parsed for the structural test of :func:`anchorpath.runner.walls.find_wall`.
+_MAYBE_WALL = re.compile(
+    rb"password|captcha|challenge|turnstile|just a moment|attention required|are you a|"
+    rb"verify you are|security check|checking your browser|checking if the site|one more step|"
+    rb"enable javascript and cookies|access denied|access to this page|request blocked|"
+    rb"been blocked|forbidden",
     re.IGNORECASE,
 )
-_PASSWORD = re.compile(rb"<input[^>]+type\s*=\s*[\"']?password", re.IGNORECASE)
-# Matched on the decoded page (a Korean login page in EUC-KR has no ASCII "login" in it).
-_LOGIN_WORDS = re.compile(
-    r"<title>[^<]*(log ?in|sign ?in|anmelden|connexion|iniciar sesi|login required"
-    r"|로그인|회원\s*인증|본인\s*인증|ログイン|登录|登入)",
-    re.IGNORECASE,
-)
-_LOGIN_PATH = re.compile(r"/(login|signin|sign-in|log-in|sso|auth|account/login|users/sign_in)\b")
 
 
 def _charset_of(content_type: str) -> str | None:
@@ -202,27 +197,27 @@ def _charset_of(content_type: str) -> str | None:
 
 def detect_refusal(
     requested_url: str, final_url: str, headers: dict[str, str], body: bytes
-) -> str | None:
-    """``"captcha"`` or ``"login-wall"`` when a 2xx HTML page is really a refusal, else None.
+) -> Wall | None:
+    """The :class:`~anchorpath.runner.walls.Wall` a 2xx page really is (login wall, CAPTCHA
+    challenge, access-denied page), or None.
 
-    Heuristics, deliberately on the cautious side: a false positive stops an origin (safe),
-    a false negative would collect a login form as if it were data.
+    Only certain walls count (see :mod:`anchorpath.runner.walls`): the form or challenge must
+    be the page's main content, or the request redirected to a login URL. A login box in the
+    header, a comment form with reCAPTCHA or ``recaptcha`` in a script is not a wall; a page
+    that lost its records for another reason is left to the drift gate.
     """
-    if headers.get("cf-mitigated", "").lower() == "challenge":
-        return "captcha"
-    content_type = headers.get("content-type", "text/html").lower()
-    if "html" not in content_type:
+    lower = {k.lower(): v for k, v in headers.items()}
+    if lower.get("cf-mitigated", "").lower() == "challenge":
+        return Wall("captcha", "the response carries cf-mitigated: challenge")
+    if login_url("", requested_url):
+        return None  # we asked for a login page ourselves: not a wall
+    if login_url(requested_url, final_url):
+        return Wall("login-wall", f"redirected to the login URL {final_url}")
+    content_type = lower.get("content-type", "text/html").lower()
+    if "html" not in content_type or not _MAYBE_WALL.search(body[:1_000_000]):
         return None
-    head = body[:200_000]
-    if _CAPTCHA.search(head):
-        return "captcha"
-    asked_login = bool(_LOGIN_PATH.search(urlsplit(requested_url).path.lower()))
-    if asked_login:
-        return None  # we asked for a login page ourselves; not a wall
-    if _LOGIN_PATH.search(urlsplit(final_url).path.lower()):
-        return "login-wall"  # redirected to a login page
-    if _PASSWORD.search(head):
-        text, _codec = decode_html(head, _charset_of(content_type))
-        if _LOGIN_WORDS.search(text):
-            return "login-wall"
-    return None
+    try:
+        doc = parse_html(body, _charset_of(content_type))
+    except AnchorpathError:
+        return None  # not parseable as HTML: extraction will say so
+    return find_wall(doc, requested_url=requested_url, final_url=final_url, headers=lower)
