@@ -68,9 +68,10 @@ from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_site
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
+from anchorpath.fetch.testing import FaultServer, ok
 from anchorpath.runner.accept import accept_run
-from anchorpath.runner.pipeline import RunOptions, run_site
-from anchorpath.runner.testing import FaultServer, ok
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.evaluate import compile_selectors, evaluate_page, parse_html
 from anchorpath.selectors.load import save_selector_file
 from anchorpath.selectors.model import SelectorFile

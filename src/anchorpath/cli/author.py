@@ -180,7 +180,7 @@ def new_site(
     try:
         settings = load_settings()
         if any(s.startswith(("http://", "https://")) for s in seeds):
-            from anchorpath.runner.fetch import PoliteFetcher
+            from anchorpath.fetch.polite import PoliteFetcher
 
             fetcher = PoliteFetcher(settings.fetch)
         examples = _read_examples(examples_path)
