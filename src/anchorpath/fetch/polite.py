@@ -298,10 +298,6 @@ class PoliteFetcher:
             self._robots.ensure(state, limit)
             return self._robots.governing(state, url)
 
-    def origin_status(self) -> dict[str, str]:
-        """``{origin: "ok" | "blocked:<reason>" | "robots-unreachable"}`` for the report."""
-        return self._origins.status()
-
     # ---------------------------------------------------------------- one URL, with redirects
 
     def _fetch(self, url: str, *, conditional: bool, render: str, deadline: float) -> FetchResult:
