@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -170,15 +172,24 @@ def new_site(
           --seed d2.html --seed-url http://x/view?id=2 --examples ex.json --required reg_no --yes
     """
     from anchorpath._config import load_settings
+    from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
     from anchorpath.authoring.seeds import load_seed
-    from anchorpath.selectors.load import dump_selector_file, save_selector_file
+    from anchorpath.selectors.load import dump_selector_file, load_selector_file, save_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
+    if len(seeds) < 2:
+        click.echo(
+            "warning: one seed page: its XPaths are checked on that page alone and may fit "
+            "only it; give 2-3 seed pages of the template",
+            err=True,
+        )
     fetcher: Any = None
     try:
         settings = load_settings()
+        target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
+        existing = load_selector_file(target) if target.is_file() else None
         if any(s.startswith(("http://", "https://")) for s in seeds):
             from anchorpath.fetch.polite import PoliteFetcher
 
@@ -188,6 +199,9 @@ def new_site(
             load_seed(s, fetch=fetcher, url=seed_urls[i] if seed_urls else None)
             for i, s in enumerate(seeds)
         ]
+        pages = _ask_missing_urls(pages, interactive=_interactive(yes))
+        urls_unknown = [p.source for p in pages if not p.url_known]
+        unrunnable = bool(urls_unknown) and not (start_urls and match)
         fields = _field_requests(examples, types, required)
         result = author_page_type(
             pages,
@@ -198,44 +212,132 @@ def new_site(
             name=page_type,
             match=match,
         )
-        sf = assemble_site(name, [result], key=keys or None, start_urls=start_urls or None)
+        starts = None if unrunnable else start_urls or None
+        decisions: tuple[str, ...] = ()
+        key_changed = False
+        if existing is not None:
+            ext = add_page_type(existing, result, key=keys or None, start_urls=starts)
+            sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
+            key_why = "--key" if keys else f"kept from version {existing.version}"
+        else:
+            sf = assemble_site(name, [result], key=keys or None, start_urls=starts)
+            key_why = "--key" if keys else _default_key_reason(result)
+        if unrunnable:
+            sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
         close = getattr(fetcher, "close", None)
         if callable(close):
             close()
-    pt = result.page_type
-    click.echo(
-        f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
-        f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s",
-        err=True,
-    )
-    if pt.record_root:
-        click.echo(f"  record root: {pt.record_root}", err=True)
-    if result.pagination:
-        click.echo(f"  next page:   {result.pagination.next_xpath}", err=True)
-    for fname, rep in result.fields.items():
-        loo = {True: "ok", False: "FAILS", None: "n/a"}[rep.leave_one_out_ok]
+    _print_result(sf, result, key_why, decisions, pages)
+    if key_changed and existing is not None:
         click.echo(
-            f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
-            f", {len(rep.fallbacks)} fallbacks)",
+            f"key change: {', '.join(existing.key)} -> {', '.join(sf.key)}. Every stored record "
+            "of this site was identified by the old key: the next run withdraws all of them and "
+            "issues every record again as new under the new key.",
             err=True,
         )
-    for p in result.problems:
-        click.echo(f"  warning: {p}", err=True)
-    target = Path(out_dir or settings.paths.selectors_dir) / f"{sf.site.id}.json"
     if not yes:
-        if not sys.stdin.isatty():
+        if not _interactive(yes):
             click.echo(dump_selector_file(sf), nl=False)
             raise click.ClickException(f"not written: pass --yes to write {target}")
-        if not click.confirm(f"Write {target}?", default=True):
+        question = "Change the key and write" if key_changed else "Write"
+        if not click.confirm(f"{question} {target}?", default=not key_changed):
             raise click.ClickException("not written")
     try:
         saved = save_selector_file(sf, target)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {target} (version {saved.version})")
+    if unrunnable:
+        click.echo(
+            f"WARNING: {target} cannot run until its URLs are set: no URL is known for "
+            f"{', '.join(urls_unknown)} (no --seed-url, <base href>, <link rel=canonical> or "
+            "og:url), so its start URL and match are local file paths. Author it again with "
+            "--seed-url URL per seed (or --start-url and --match), or edit the file; "
+            "`anchorpath run` refuses it until then.",
+            err=True,
+        )
+
+
+def _interactive(yes: bool) -> bool:
+    """A person is at the terminal to answer questions (and was not told --yes)."""
+    return not yes and sys.stdin.isatty()
+
+
+def _site_id(name: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+
+
+def _default_key_reason(result: Any) -> str:
+    req = [f.name for f in result.page_type.fields.values() if f.required]
+    if req:
+        return "default: the first --required field; set it with --key"
+    return "default: the first field, no field is --required; set it with --key"
+
+
+def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
+    """In a session, ask for the URL of each seed that does not say where it came from."""
+    from anchorpath.authoring.seeds import seed_from_html
+    from anchorpath.selectors.page_url import is_http_url
+
+    if not interactive:
+        return pages
+    out = []
+    for page in pages:
+        if page.url_known:
+            out.append(page)
+            continue
+        url = click.prompt(
+            f"URL of {page.source} (it declares none; empty: leave unknown)",
+            default="",
+            show_default=False,
+        ).strip()
+        while url and not is_http_url(url):
+            url = click.prompt("an absolute http(s) URL, please", default="").strip()
+        if url:
+            seed = seed_from_html(page.html, url, source=page.source)
+            out.append(replace(seed, sha256=page.sha256))
+        else:
+            out.append(page)
+    return out
+
+
+def _print_result(
+    sf: Any, result: Any, key_why: str, decisions: tuple[str, ...], pages: list[Any]
+) -> None:
+    pt = result.page_type
+    echo = functools.partial(click.echo, err=True)
+    echo(
+        f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
+        f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
+    )
+    for p in pages:
+        echo(f"  seed {p.source}: {p.url}" + ("" if p.url_from == "given" else f" ({p.url_from})"))
+    if pt.record_root:
+        echo(f"  record root: {pt.record_root}")
+    if result.pagination:
+        echo(f"  next page:   {result.pagination.next_xpath}")
+    for fname, rep in result.fields.items():
+        loo = {True: "ok", False: "FAILS", None: "n/a"}[rep.leave_one_out_ok]
+        echo(
+            f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
+            f", {len(rep.fallbacks)} fallbacks)"
+        )
+    for p in result.problems:
+        echo(f"  warning: {p}")
+    for line in decisions:
+        echo(f"  {line}")
+    echo(f"  key: {', '.join(sf.key)} ({key_why})")
+    echo(f"  start URL: {', '.join(sf.fetch.start_urls)}")
+    for other in sf.page_types.values():
+        what = "list" if other.record_root else "detail"
+        emit = "" if other.emit else ", emit false"
+        follow = f", follow {' | '.join(other.follow)}" if other.follow else ""
+        echo(f"  page type {other.name} ({what}{emit}): match {other.match!r}{follow}")
 
 
 from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last
