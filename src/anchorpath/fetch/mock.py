@@ -5,8 +5,9 @@ archiving every answer to WARC like the real one (httpx's ``MockTransport`` is t
     run_site(options, fetcher_factory=MockFetcher.factory(routes))
 
 A route is the body of a ``200 text/html; charset=utf-8`` answer, a ``(status, headers, body)``
-triple or a ready :class:`~anchorpath.fetch.result.FetchResult`; ``routes`` is a mapping (unknown
-URLs answer 404) or a callable from URL to route. Statuses raise what the polite fetcher raises
+triple, a ready :class:`~anchorpath.fetch.result.FetchResult`, or a ``FetchError`` to raise
+without any response (a network error); ``routes`` is a mapping (unknown URLs answer 404) or a
+callable from URL to route. Statuses raise what the polite fetcher raises
 (401/403 → ``OriginBlocked``, other non-2xx → ``FetchFailed``). ``calls`` records every
 ``(url, conditional, render)``; ``after(result)`` runs once a page is archived, before it is
 returned (a test can stand in for ``kill -9`` there).
@@ -29,8 +30,9 @@ from anchorpath.fetch.warc import WarcWriter
 __all__ = ["MockFetcher", "MockRoute", "Route"]
 
 MockRoute = tuple[int, Mapping[str, str], bytes]
-#: What a URL answers: an HTML body (200), ``(status, headers, body)`` or a FetchResult.
-Route = bytes | MockRoute | FetchResult
+#: What a URL answers: an HTML body (200), ``(status, headers, body)``, a FetchResult, or a
+#: FetchError raised with no response at all.
+Route = bytes | MockRoute | FetchResult | FetchError
 
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
 
@@ -98,6 +100,10 @@ class MockFetcher:
         self._counters.add("requests")
         answer = self._answer(url)
         headers: Mapping[str, str]
+        if isinstance(answer, FetchError):
+            self._counters.add("network_errors")
+            self._counters.add("failed")
+            raise answer
         if isinstance(answer, FetchResult):
             result = answer
             status, headers, body = answer.status, dict(answer.headers), answer.body
