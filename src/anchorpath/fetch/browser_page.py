@@ -167,7 +167,7 @@ class BrowserFetch:
         headers["content-type"] = "text/html; charset=utf-8"
         refusal = detect_refusal(requested, page.final_url, headers, body)
         if refusal is not None:
-            self.counters.add(refusal.kind.replace("-", "_"))
+            self.counters.add(refusal.counter)
             raise self.origins.block(
                 state, url, refusal.kind, f"{url} is a {refusal.kind} page ({refusal.evidence})"
             )

@@ -219,7 +219,7 @@ class PageGetter:
         )
         refusal = detect_refusal(requested, url, raw.headers, body)
         if refusal is not None:
-            self.counters.add(refusal.kind.replace("-", "_"))
+            self.counters.add(refusal.counter)
             raise self.origins.block(
                 state,
                 url,

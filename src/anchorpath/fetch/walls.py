@@ -72,6 +72,13 @@ class Wall:
     kind: WallKind
     evidence: str
 
+    @property
+    def counter(self) -> Literal["login_wall", "captcha", "access_denied"]:
+        """The fetch counter this wall counts under."""
+        if self.kind == "login-wall":
+            return "login_wall"
+        return "captcha" if self.kind == "captcha" else "access_denied"
+
 
 _INVISIBLE = {"script", "style", "noscript", "template", "svg", "head", "select", "option"}
 _CHROME = {"header", "nav", "aside", "footer", "dialog", "menu"}
