@@ -19,11 +19,12 @@ from urllib.parse import urlsplit
 from rich.text import Text
 
 from anchorpath.review.model import (
+    CATEGORIES,
+    Category,
     DiffReport,
     FieldDiff,
     FileDiff,
     SettingChange,
-    ValueDelta,
 )
 
 __all__ = ["MD_LIMIT", "render_json", "render_markdown", "render_text", "summary_line"]
@@ -31,7 +32,6 @@ __all__ = ["MD_LIMIT", "render_json", "render_markdown", "render_text", "summary
 #: Default cap of the Markdown rendering, under GitHub's 65,536-character comment limit.
 MD_LIMIT = 60_000
 _VALUE_WIDTH = 80
-_CATEGORIES = ("changed", "appeared", "disappeared")
 
 
 def show(value: Any, width: int = _VALUE_WIDTH) -> str:
@@ -54,14 +54,8 @@ def _short_url(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def _totals(fd: FileDiff) -> dict[str, int]:
-    out = dict.fromkeys(_CATEGORIES, 0)
-    for f in fd.changed_fields:
-        if f.replay:
-            out["changed"] += f.replay.changed.count
-            out["appeared"] += f.replay.appeared.count
-            out["disappeared"] += f.replay.disappeared.count
-    return out
+def _total(fd: FileDiff, category: Category) -> int:
+    return sum(f.replay.delta(category).count for f in fd.changed_fields if f.replay)
 
 
 def _plural(n: int, word: str) -> str:
@@ -107,10 +101,9 @@ def summary_line(fd: FileDiff) -> str:
         head = ", ".join(bits) or "changed"
     out = f"{fd.site} {_versions(fd)}: {head}"
     if fd.sources:
-        t = _totals(fd)
         out += (
-            f"; replayed on {_sources(fd)}: {t['changed']} values changed, "
-            f"{t['appeared']} appeared, {t['disappeared']} disappeared"
+            f"; replayed on {_sources(fd)}: {_total(fd, 'changed')} values changed, "
+            f"{_total(fd, 'appeared')} appeared, {_total(fd, 'disappeared')} disappeared"
         )
         if _records(fd):
             out += f"; records {_records(fd)}"
@@ -174,8 +167,8 @@ def render_text(report: DiffReport) -> list[Text]:
                 lines.append(Text("      " + _change_text(c)))
             if f.replay is None:
                 continue
-            for name in _CATEGORIES:
-                delta: ValueDelta = getattr(f.replay, name)
+            for name in CATEGORIES:
+                delta = f.replay.delta(name)
                 for ex in delta.examples:
                     lines.append(
                         Text.assemble(
@@ -233,8 +226,8 @@ def _field_block(f: FieldDiff) -> str:
         lines += [f"| {_md(c.setting)} | {_code(c.old)} | {_code(c.new)} |" for c in f.changes]
         lines.append("")
     if f.replay is not None:
-        for name in _CATEGORIES:
-            delta: ValueDelta = getattr(f.replay, name)
+        for name in CATEGORIES:
+            delta = f.replay.delta(name)
             if not delta.count:
                 continue
             shown = len(delta.examples)
