@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,7 +27,15 @@ from anchorpath.review.model import (
     SettingChange,
 )
 
-__all__ = ["MD_LIMIT", "render_json", "render_markdown", "render_text", "summary_line"]
+__all__ = [
+    "MD_LIMIT",
+    "render_json",
+    "render_markdown",
+    "render_text",
+    "show",
+    "summary",
+    "summary_line",
+]
 
 #: Default cap of the Markdown rendering, under GitHub's 65,536-character comment limit.
 MD_LIMIT = 60_000
@@ -88,18 +96,17 @@ def _setting_count(fd: FileDiff) -> int:
     return len(fd.settings) + sum(len(p.changes) for p in fd.page_types)
 
 
-def summary_line(fd: FileDiff) -> str:
-    """One line: what changed in the file and what that does on the replayed pages."""
+def summary(fd: FileDiff) -> str:
+    """What changed in the file and what that does on the replayed pages (one line)."""
     if not fd.differs:
-        head = "no difference in what is collected"
+        out = "no difference in what is collected"
     else:
         bits = []
         if fd.changed_fields:
             bits.append(f"{_plural(len(fd.changed_fields), 'field')} changed")
         if _setting_count(fd):
             bits.append(f"{_plural(_setting_count(fd), 'setting')} changed")
-        head = ", ".join(bits) or "changed"
-    out = f"{fd.site} {_versions(fd)}: {head}"
+        out = ", ".join(bits) or "changed"
     if fd.sources:
         out += (
             f"; replayed on {_sources(fd)}: {_total(fd, 'changed')} values changed, "
@@ -108,6 +115,11 @@ def summary_line(fd: FileDiff) -> str:
         if _records(fd):
             out += f"; records {_records(fd)}"
     return out
+
+
+def summary_line(fd: FileDiff) -> str:
+    """:func:`summary` after the site and versions."""
+    return f"{fd.site} {_versions(fd)}: {summary(fd)}"
 
 
 def _change_text(c: SettingChange) -> str:
@@ -150,7 +162,7 @@ def render_text(report: DiffReport) -> list[Text]:
                 (f"({fd.old.label if fd.old else '-'} → {fd.new.label if fd.new else '-'})", "dim"),
             )
         )
-        lines.append(Text("  " + summary_line(fd).split(": ", 1)[1]))
+        lines.append(Text("  " + summary(fd)))
         for c in fd.settings:
             lines.append(Text("  ~ " + _change_text(c), style="yellow"))
         for p in fd.page_types:
@@ -252,7 +264,7 @@ def _file_head(fd: FileDiff) -> str:
     old = f"`{fd.old.label}`" if fd.old else "(none)"
     new = f"`{fd.new.label}`" if fd.new else "(none)"
     lines = [f"#### `{fd.site}` {_versions(fd)}", "", f"{old} → {new}", ""]
-    lines += [f"**{_md(summary_line(fd).split(': ', 1)[1])}**", ""]
+    lines += [f"**{_md(summary(fd))}**", ""]
     rows = [("crawl", c) for c in fd.settings]
     rows += [(f"page type {p.name}", c) for p in fd.page_types for c in p.changes]
     rows += [
@@ -316,8 +328,3 @@ def render_markdown(report: DiffReport, *, max_chars: int = MD_LIMIT) -> str:
 
 def render_json(report: DiffReport) -> str:
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
-
-
-def iter_lines(lines: Iterable[Text]) -> Iterable[str]:
-    """Plain strings of rendered text lines (for logs and tests)."""
-    return (line.plain for line in lines)
