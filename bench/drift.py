@@ -401,7 +401,8 @@ def webevo_authored_cases(webevo: Sequence[Case]) -> tuple[list[Case], list[str]
     means the selector now points elsewhere.
     """
     try:
-        from anchorpath.authoring.induce import FieldRequest, author_site
+        from anchorpath.authoring.induce import author_site
+        from anchorpath.authoring.reports import FieldRequest
         from anchorpath.authoring.seeds import seed_from_html
     except ImportError:
         return [], ["anchorpath.authoring not importable: suite skipped"]

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from anchorpath.authoring.ground import DocIndex, ground_value
-from anchorpath.authoring.verify import read_values
-from anchorpath.authoring.xpathgen import (
+from anchorpath.authoring.candidates.ground import DocIndex, ground_value
+from anchorpath.authoring.candidates.scoping import container_scopes, split_first_step
+from anchorpath.authoring.candidates.xpath_common import (
     absolute_xpath,
-    container_scopes,
-    generate_candidates,
     is_auto_class,
     is_auto_id,
     literal,
-    split_first_step,
 )
+from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.scoring.verify import read_values
 from anchorpath.selectors.evaluate import parse_html
 
 PAGE = """<html><body><div id="app-8f3a2c" class="sc-bdVaJa">

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from anchorpath._errors import AuthoringError
-from anchorpath.authoring import FieldRequest, assemble_site, author_page_type, seed_from_html
-from anchorpath.authoring.records import detect_pagination, induce_roots
+from anchorpath.authoring.induce import assemble_site, author_page_type
+from anchorpath.authoring.pages.records import detect_pagination, induce_roots
+from anchorpath.authoring.reports import FieldRequest
+from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.authoring.synth import list_page, list_records
 from anchorpath.selectors.evaluate import extract, parse_html
 

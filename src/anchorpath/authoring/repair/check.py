@@ -1,4 +1,4 @@
-"""Steps 2-4 of the repair (see ``repair.py``): find the broken fields, re-author them from
+"""Steps 2-4 of the repair (see ``repair.pipeline``): find the broken fields, re-author them from
 the failing snapshots, merge them into the page type and verify the result against the
 last good records; plus notes on navigation XPaths the repair does not touch."""
 
@@ -9,9 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath.authoring.induce import AuthoringResult, FieldRequest, author_page_type
-from anchorpath.authoring.repair_bundle import Bundle
-from anchorpath.authoring.repair_match import (
+from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.repair.match import (
     FailingPage,
     canon,
     key_of,
@@ -20,7 +19,9 @@ from anchorpath.authoring.repair_match import (
     values_equal,
     want_value,
 )
-from anchorpath.authoring.repair_result import MAX_MISMATCHES_PER_FIELD, Mismatch, Verification
+from anchorpath.authoring.repair.result import MAX_MISMATCHES_PER_FIELD, Mismatch, Verification
+from anchorpath.authoring.repair_bundle import Bundle
+from anchorpath.authoring.reports import AuthoringResult, FieldRequest
 from anchorpath.authoring.seeds import SeedPage, seed_from_html
 from anchorpath.selectors.evaluate import (
     CompiledSelectors,

@@ -16,8 +16,8 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from anchorpath.authoring.ground import itext, norm
-from anchorpath.authoring.xpathgen import (
+from anchorpath.authoring.candidates.ground import itext, norm
+from anchorpath.authoring.candidates.xpath_common import (
     ANY_HEADING,
     HEADINGS,
     class_predicate,

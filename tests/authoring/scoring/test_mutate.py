@@ -7,8 +7,8 @@ import lxml.html
 import pytest
 
 from anchorpath._errors import AuthoringError
-from anchorpath.authoring.ground import itext
-from anchorpath.authoring.mutate import OPERATORS, mutate_html, mutate_tree
+from anchorpath.authoring.candidates.ground import itext
+from anchorpath.authoring.scoring.mutate import OPERATORS, mutate_html, mutate_tree
 from anchorpath.authoring.synth import detail_page, detail_record, list_page
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.normalize import clean_text

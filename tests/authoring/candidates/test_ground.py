@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from anchorpath._errors import GroundingError
-from anchorpath.authoring.ground import DocIndex, consistent_targets, ground_value, norm
+from anchorpath.authoring.candidates.ground import DocIndex, consistent_targets, ground_value, norm
 from anchorpath.selectors.evaluate import parse_html
 
 

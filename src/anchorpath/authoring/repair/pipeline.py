@@ -30,10 +30,9 @@ failing snapshots and the records the repaired file extracts from them (the old 
 the old template). Next-page and ``follow`` XPaths are not re-authored; when they look broken
 too, a note says so.
 
-Where the steps live: ``repair_bundle.py`` reads the bundle, ``repair_match.py`` does 1
-(and the value comparison), ``repair_check.py`` 2-4, ``repair_result.py`` holds the result
-types and the diff; planning and saving are here. Every name exported before the split is
-still importable here.
+Where the steps live: ``authoring.repair_bundle`` reads the bundle, ``repair.match`` does 1
+(and the value comparison), ``repair.check`` 2-4, ``repair.result`` holds the result types
+and the diff; planning and saving are here.
 """
 
 from __future__ import annotations
@@ -49,12 +48,7 @@ from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._version import __version__
-from anchorpath.authoring.induce import AuthoringResult
-from anchorpath.authoring.repair_bundle import BUNDLE_FORMAT, Snapshot, read_bundle
-
-# Re-exported (``as``): the bundle type lived here before the split.
-from anchorpath.authoring.repair_bundle import Bundle as Bundle
-from anchorpath.authoring.repair_check import (
+from anchorpath.authoring.repair.check import (
     apply_authored,
     broken_fields,
     navigation_notes,
@@ -62,16 +56,13 @@ from anchorpath.authoring.repair_check import (
     verify_repair,
     with_page_types,
 )
-from anchorpath.authoring.repair_match import FailingPage, match_page, page_text
-from anchorpath.authoring.repair_result import MAX_MISMATCHES_PER_FIELD as MAX_MISMATCHES_PER_FIELD
-from anchorpath.authoring.repair_result import (
+from anchorpath.authoring.repair.match import FailingPage, match_page, page_text
+from anchorpath.authoring.repair.result import (
     FieldChange,
-    Mismatch,
     RepairResult,
-    Verification,
-    dump_preview,
-    render_diff,
 )
+from anchorpath.authoring.repair_bundle import Bundle, read_bundle
+from anchorpath.authoring.reports import AuthoringResult
 from anchorpath.selectors.evaluate import (
     ExtractionWarning,
     compile_selectors,
@@ -83,16 +74,7 @@ from anchorpath.selectors.load import load_selector_file, save_selector_file
 from anchorpath.selectors.model import Fixture, PageType, Provenance, Seed
 
 __all__ = [
-    "BUNDLE_FORMAT",
-    "FieldChange",
-    "Mismatch",
-    "RepairResult",
-    "Snapshot",
-    "Verification",
-    "dump_preview",
     "plan_repair",
-    "read_bundle",
-    "render_diff",
     "repair_from_bundle",
     "save_repair",
 ]

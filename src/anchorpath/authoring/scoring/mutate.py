@@ -44,10 +44,20 @@ from dataclasses import dataclass, field
 import lxml.html
 from lxml import etree
 
-from anchorpath.authoring.ground import itext
-from anchorpath.authoring.xpathgen import is_auto_class, is_auto_id, label_like, xpath_space
+from anchorpath.authoring.candidates.ground import itext
+from anchorpath.authoring.candidates.xpath_common import (
+    is_auto_class,
+    is_auto_id,
+    label_like,
+    xpath_space,
+)
 
-__all__ = ["OPERATORS", "Mutant", "mutate_html", "mutate_tree"]
+__all__ = [
+    "OPERATORS",
+    "Mutant",
+    "mutate_html",
+    "mutate_tree",
+]
 
 
 @dataclass

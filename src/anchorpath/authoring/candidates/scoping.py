@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from lxml import etree
 
-from anchorpath.authoring.attr_anchors import attribute_anchors
-from anchorpath.authoring.xpath_common import XCandidate
+from anchorpath.authoring.candidates.attr_anchors import attribute_anchors
+from anchorpath.authoring.candidates.xpath_common import XCandidate
 
 _STEP_HEAD = re.compile(r"/descendant::(?:\*|text\(\)|[A-Za-z_][\w.-]*(?![\w.(-]))")
 

@@ -23,12 +23,12 @@ The longer scoped forms lose ties, so only mutation scoring (``decoy_label``) pr
 
 Auto-generated ids and classes (hash-like, digits) are never used as anchors. All generated
 forms stop early (``/descendant::th[…][1]``) instead of scanning the whole tree with ``//``.
-Candidates are *proposals*: ``verify.py`` decides which reproduce the examples.
+Candidates are *proposals*: ``scoring.verify`` decides which reproduce the examples.
 
 Where the families live: ``attr_anchors.py`` (1 and 3), ``label_anchors.py`` (2),
 ``scoping.py`` (container-scoped variants), ``xpath_common.py`` (shared building blocks and
 :class:`XCandidate`); JSON-LD and structural paths, and :func:`generate_candidates`, which
-runs them all, are here. Every name exported before the split is still importable here.
+runs them all, are here.
 """
 
 from __future__ import annotations
@@ -39,55 +39,31 @@ from dataclasses import replace
 
 from lxml import etree
 
-from anchorpath.authoring.attr_anchors import attribute_anchors, neighbour_anchors
-from anchorpath.authoring.ground import Target
-from anchorpath.authoring.label_anchors import label_anchors
-from anchorpath.authoring.scoping import container_scopes, scoped_variants, split_first_step
-from anchorpath.authoring.xpath_common import (
+from anchorpath.authoring.candidates.attr_anchors import attribute_anchors, neighbour_anchors
+from anchorpath.authoring.candidates.ground import Target
+from anchorpath.authoring.candidates.label_anchors import label_anchors
+from anchorpath.authoring.candidates.scoping import (
+    scoped_variants,
+)
+from anchorpath.authoring.candidates.xpath_common import (
     ANY_HEADING,
     HEADINGS,
-    KIND_RANK,
-    STABLE_ATTRIBUTES,
     XCandidate,
     absolute_xpath,
     child_steps,
-    class_predicate,
     descendant_prefix,
+    down_paths,
     first_match,
-    is_auto_class,
-    is_auto_id,
-    label_like,
     literal,
     query_form,
-    stable_classes,
+    residue_normalizations,
     tag_of,
-    xpath_space,
+    value_suffix,
 )
-
-# Re-exported (``as``): public names that lived here before the split by family.
-from anchorpath.authoring.xpath_common import down_paths as down_paths
-from anchorpath.authoring.xpath_common import residue_normalizations as residue_normalizations
-from anchorpath.authoring.xpath_common import value_suffix as value_suffix
 from anchorpath.selectors.model import Anchor, Normalize
 
 __all__ = [
-    "ANY_HEADING",
-    "HEADINGS",
-    "KIND_RANK",
-    "STABLE_ATTRIBUTES",
-    "XCandidate",
-    "absolute_xpath",
-    "class_predicate",
-    "container_scopes",
     "generate_candidates",
-    "is_auto_class",
-    "is_auto_id",
-    "label_like",
-    "literal",
-    "scoped_variants",
-    "split_first_step",
-    "stable_classes",
-    "xpath_space",
 ]
 
 

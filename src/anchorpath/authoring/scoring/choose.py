@@ -11,10 +11,16 @@ from typing import Any
 
 from lxml import etree
 
+from anchorpath.authoring.candidates.xpath_common import XCandidate, literal
 from anchorpath.authoring.reports import CandidateScore, FieldReport, FieldRequest
+from anchorpath.authoring.scoring.verify import (
+    Expectation,
+    Scored,
+    compiled,
+    leave_one_out,
+    reproduces,
+)
 from anchorpath.authoring.seeds import SeedPage
-from anchorpath.authoring.verify import Expectation, Scored, compiled, leave_one_out, reproduces
-from anchorpath.authoring.xpath_common import XCandidate, literal
 from anchorpath.selectors.model import FieldSpec, Normalize
 
 #: Candidates scored under mutation per field (best by prior); the rest only verified on seeds.

@@ -1,5 +1,5 @@
 """Pairing failing snapshots with last good records (step 1 of the repair, see
-``repair.py``), and the value comparison every later step uses: NFKC and white space
+``repair.pipeline``), and the value comparison every later step uses: NFKC and white space
 normalised, URLs moved to the failing page's origin."""
 
 from __future__ import annotations

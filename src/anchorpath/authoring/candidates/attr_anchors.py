@@ -9,8 +9,8 @@ from dataclasses import replace
 
 from lxml import etree
 
-from anchorpath.authoring.ground import Target
-from anchorpath.authoring.xpath_common import (
+from anchorpath.authoring.candidates.ground import Target
+from anchorpath.authoring.candidates.xpath_common import (
     ANY_HEADING,
     HEADINGS,
     STABLE_ATTRIBUTES,

@@ -11,7 +11,19 @@ from typing import Any
 from lxml import etree
 
 from anchorpath._errors import AuthoringError, GroundingError
-from anchorpath.authoring.choose import (
+from anchorpath.authoring.candidates.ground import (
+    DocIndex,
+    Target,
+    consistent_targets,
+    ground_value,
+    norm,
+)
+from anchorpath.authoring.candidates.scoping import scoped_variants
+from anchorpath.authoring.candidates.xpath_common import XCandidate, value_suffix
+from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.pages.records import root_candidates
+from anchorpath.authoring.reports import FieldReport, FieldRequest
+from anchorpath.authoring.scoring.choose import (
     as_str,
     choose_xpath,
     field_report,
@@ -20,15 +32,9 @@ from anchorpath.authoring.choose import (
     label_ambiguity,
     same_everywhere,
 )
-from anchorpath.authoring.ground import DocIndex, Target, consistent_targets, ground_value, norm
-from anchorpath.authoring.mutate import mutate_tree
-from anchorpath.authoring.records import root_candidates
-from anchorpath.authoring.reports import FieldReport, FieldRequest
-from anchorpath.authoring.scoping import scoped_variants
+from anchorpath.authoring.scoring.mutate import mutate_tree
+from anchorpath.authoring.scoring.verify import Expectation
 from anchorpath.authoring.seeds import SeedPage
-from anchorpath.authoring.verify import Expectation
-from anchorpath.authoring.xpath_common import XCandidate, value_suffix
-from anchorpath.authoring.xpathgen import generate_candidates
 from anchorpath.selectors.model import Anchor, FieldSpec, Normalize
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from anchorpath.authoring.verify import Expectation, Scored, leave_one_out, reproduces, same_value
-from anchorpath.authoring.xpathgen import XCandidate
+from anchorpath.authoring.candidates.xpath_common import XCandidate
+from anchorpath.authoring.scoring.verify import (
+    Expectation,
+    Scored,
+    leave_one_out,
+    reproduces,
+    same_value,
+)
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import Normalize
 

@@ -8,7 +8,7 @@ spurious), a list field exactly the example list.
 * seed reproduction: every seed, every example value, exactly (after normalisation);
 * leave-one-seed-out: would authoring from the other seeds alone still have picked an XPath
   that is right on the held-out seed?
-* robustness: the share of applicable mutations (``mutate.py``) under which the candidate
+* robustness: the share of applicable mutations (``scoring.mutate``) under which the candidate
   still returns exactly the right value.
 """
 
@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from anchorpath.authoring.ground import itext, norm
+from anchorpath.authoring.candidates.ground import itext, norm
 from anchorpath.selectors.model import Normalize
 from anchorpath.selectors.normalize import apply_strips, clean_text, convert
 

@@ -11,7 +11,17 @@ from typing import Any
 from lxml import etree
 
 from anchorpath._errors import AuthoringError, GroundingError
-from anchorpath.authoring.choose import (
+from anchorpath.authoring.candidates.ground import DocIndex, Target, ground_value, norm
+from anchorpath.authoring.candidates.xpath_common import XCandidate
+from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.pages.records import (
+    RootCandidate,
+    induce_roots,
+    root_candidates,
+    root_result_ok,
+)
+from anchorpath.authoring.reports import FieldReport, FieldRequest
+from anchorpath.authoring.scoring.choose import (
     as_str,
     choose_xpath,
     field_report,
@@ -19,19 +29,9 @@ from anchorpath.authoring.choose import (
     finalize_report,
     same_everywhere,
 )
-from anchorpath.authoring.ground import DocIndex, Target, ground_value, norm
-from anchorpath.authoring.mutate import mutate_tree
-from anchorpath.authoring.records import (
-    RootCandidate,
-    induce_roots,
-    root_candidates,
-    root_result_ok,
-)
-from anchorpath.authoring.reports import FieldReport, FieldRequest
+from anchorpath.authoring.scoring.mutate import mutate_tree
+from anchorpath.authoring.scoring.verify import Expectation, compiled
 from anchorpath.authoring.seeds import SeedPage
-from anchorpath.authoring.verify import Expectation, compiled
-from anchorpath.authoring.xpath_common import XCandidate
-from anchorpath.authoring.xpathgen import generate_candidates
 from anchorpath.selectors.model import FieldSpec, Normalize
 
 

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from anchorpath.authoring.attr_anchors import attribute_anchors
-from anchorpath.authoring.ground import Target, itext
-from anchorpath.authoring.xpath_common import (
+from anchorpath.authoring.candidates.attr_anchors import attribute_anchors
+from anchorpath.authoring.candidates.ground import Target, itext
+from anchorpath.authoring.candidates.xpath_common import (
     ANY_HEADING,
     HEADINGS,
     XCandidate,

@@ -11,7 +11,7 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath.authoring.ground import Target, text_children
+from anchorpath.authoring.candidates.ground import Target, text_children
 from anchorpath.selectors.model import Anchor, Normalize
 
 #: Attributes that name things on purpose (checked in this order). ``data-*`` also counts.

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from anchorpath.authoring.repair import plan_repair, read_bundle, repair_from_bundle
+from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle
+from anchorpath.authoring.repair_bundle import read_bundle
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file, parse_selector_data
@@ -390,7 +391,7 @@ try:
 except ImportError:  # pragma: no cover
     DemoServer = None
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEMO_SITE = "mfds-dmf"
 
 
