@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urljoin
 
 from lxml import etree
 
@@ -346,7 +347,9 @@ def _check(f: FieldRequest, raw: Any, page: SeedPrompt) -> tuple[list[str] | Non
     return vals, None
 
 
-def _shape(f: FieldRequest, vals: list[str]) -> str | list[str]:
+def _shape(f: FieldRequest, vals: list[str], base_url: str) -> str | list[str]:
+    if f.type == "url":  # links as the page writes them; the core compares resolved URLs
+        vals = [urljoin(base_url, v) for v in vals]
     if f.type == "list" or len(vals) > 1:
         return vals
     return vals[0]
@@ -413,7 +416,7 @@ def propose_values(
         for f in fields:
             if f.name in accepted:
                 vals = accepted[f.name]
-                ex[f.name] = _shape(f, vals)
+                ex[f.name] = _shape(f, vals, page.seed.url)
                 spans = [s.path for v in vals for s in page.pruned.spans_with(v)]
                 verdicts.append(
                     ValueVerdict(

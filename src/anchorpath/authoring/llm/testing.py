@@ -104,7 +104,7 @@ class TruthModel:
             return self._fields(text)
         m = _ADDRESS.search(text)
         gold = self.truth.get(m.group(1), {}) if m else {}
-        page = text.split("<page>", 1)[-1].split("</page>", 1)[0]
+        page = _norm(text.split("<page>", 1)[-1].split("</page>", 1)[0])
         turn = len(body.get("messages", []))
         out: dict[str, Any] = {}
         for name in props:
