@@ -81,14 +81,8 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath.runner.drift import (
-    RunStats,
-    check_drift,
-    field_stats,
-    merge_stats,
-    seed_baseline,
-    update_baseline,
-)
+from anchorpath.runner.drift.check import check_drift, seed_baseline, update_baseline
+from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.selectors.evaluate import (
     PageResult,
     compile_selectors,

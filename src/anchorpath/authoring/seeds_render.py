@@ -42,8 +42,8 @@ def render_seeds(
     seeds: Sequence[str], seed_urls: Sequence[str], settings: Settings
 ) -> list[SeedPage]:
     """Render every seed (see the module docstring); ``seed_urls`` name the files' URLs."""
-    from anchorpath.runner.browser import BrowserRenderer
-    from anchorpath.runner.fetch import PoliteFetcher, user_agent_string
+    from anchorpath.fetch.browser import BrowserRenderer
+    from anchorpath.fetch.polite import PoliteFetcher, user_agent_string
 
     out: list[SeedPage] = []
     fetcher: PoliteFetcher | None = None

@@ -130,7 +130,7 @@ def _load_pages(
     fetcher: Any = None
     try:
         if any(s.startswith(("http://", "https://")) for s in seeds):
-            from anchorpath.runner.fetch import PoliteFetcher
+            from anchorpath.fetch.polite import PoliteFetcher
 
             fetcher = PoliteFetcher(settings.fetch)
         return [

@@ -67,7 +67,7 @@ def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool,
     from anchorpath._config import load_settings
     from anchorpath.authoring.repair.pipeline import repair_from_bundle, save_repair
     from anchorpath.authoring.repair.result import dump_preview, render_diff
-    from anchorpath.authoring.repair_bundle import read_bundle
+    from anchorpath.bundle import read_bundle
 
     try:
         manifest = read_bundle(bundle)

@@ -20,7 +20,8 @@ from anchorpath._config import FetchConfig, Settings, load_settings
 from anchorpath._errors import AnchorpathError
 from anchorpath.cli.options import config_option, selectors_option, state_option
 from anchorpath.runner.accept import accept_run
-from anchorpath.runner.pipeline import FetcherFactory, RunOptions, RunResult, run_site
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import FetcherFactory, RunOptions, RunResult
 
 __all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
 
@@ -273,8 +274,8 @@ _DAY_STORY = {
 def _demo_fetcher(
     config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
 ) -> Any:
-    from anchorpath.runner.fetch import PoliteFetcher
-    from anchorpath.runner.warc import WarcWriter
+    from anchorpath.fetch.polite import PoliteFetcher
+    from anchorpath.fetch.warc import WarcWriter
 
     return PoliteFetcher(
         config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event, demo=True

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle
-from anchorpath.authoring.repair_bundle import read_bundle
+from anchorpath.bundle import read_bundle
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file, parse_selector_data
@@ -412,7 +412,8 @@ def _settings() -> Any:
 
 
 def _run_day(state: Path, selectors: Path, day: int) -> Any:
-    from anchorpath.runner.pipeline import RunOptions, run_site
+    from anchorpath.runner.pipeline import run_site
+    from anchorpath.runner.run_types import RunOptions
 
     with DemoServer(day=day) as srv:
         opts = RunOptions(DEMO_SITE, selectors, state, base_url=srv.base_url, settings=_settings())
@@ -442,7 +443,7 @@ def demo_drift(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_demo_day3_repair_then_run_passes(demo_drift: dict[str, Any]) -> None:
     from anchorpath.demo.data import expected_events
-    from anchorpath.runner.store import Store
+    from anchorpath.runner.store.database import Store
 
     selectors, state = demo_drift["selectors"], demo_drift["state"]
     res = _cli(

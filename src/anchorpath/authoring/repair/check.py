@@ -20,9 +20,9 @@ from anchorpath.authoring.repair.match import (
     want_value,
 )
 from anchorpath.authoring.repair.result import MAX_MISMATCHES_PER_FIELD, Mismatch, Verification
-from anchorpath.authoring.repair_bundle import Bundle
 from anchorpath.authoring.reports import AuthoringResult, FieldRequest
 from anchorpath.authoring.seeds import SeedPage, seed_from_html
+from anchorpath.bundle import Bundle
 from anchorpath.selectors.evaluate import (
     CompiledSelectors,
     PageResult,

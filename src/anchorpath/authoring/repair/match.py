@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from lxml import etree
 
-from anchorpath.authoring.repair_bundle import Snapshot
+from anchorpath.bundle import Snapshot
 from anchorpath.selectors.evaluate import PageResult, Record
 from anchorpath.selectors.model import PageType
 

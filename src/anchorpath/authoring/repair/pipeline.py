@@ -1,6 +1,6 @@
 """Repair a drifted selector file from its re-authoring bundle, without an LLM.
 
-A drifted run leaves a bundle (``anchorpath.runner.bundle``): the selector file it used, the
+A drifted run leaves a bundle (:mod:`anchorpath.bundle`): the selector file it used, the
 last good snapshots with the records the accepted run extracted from them, and this run's
 failing snapshots. The repair treats the failing snapshots as the new template and the last
 good records as the truth:
@@ -30,7 +30,7 @@ failing snapshots and the records the repaired file extracts from them (the old 
 the old template). Next-page and ``follow`` XPaths are not re-authored; when they look broken
 too, a note says so.
 
-Where the steps live: ``authoring.repair_bundle`` reads the bundle, ``repair.match`` does 1
+Where the steps live: :mod:`anchorpath.bundle` reads the bundle, ``repair.match`` does 1
 (and the value comparison), ``repair.check`` 2-4, ``repair.result`` holds the result types
 and the diff; planning and saving are here.
 """
@@ -61,8 +61,8 @@ from anchorpath.authoring.repair.result import (
     FieldChange,
     RepairResult,
 )
-from anchorpath.authoring.repair_bundle import Bundle, read_bundle
 from anchorpath.authoring.reports import AuthoringResult
+from anchorpath.bundle import Bundle, read_bundle
 from anchorpath.selectors.evaluate import (
     ExtractionWarning,
     compile_selectors,
