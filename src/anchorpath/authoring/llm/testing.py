@@ -104,7 +104,7 @@ class TruthModel:
             return self._fields(text)
         m = _ADDRESS.search(text)
         gold = self.truth.get(m.group(1), {}) if m else {}
-        page = _norm(text.split("<page>", 1)[-1].split("</page>", 1)[0])
+        page = text.split("<page>", 1)[-1].split("</page>", 1)[0]
         turn = len(body.get("messages", []))
         out: dict[str, Any] = {}
         for name in props:
@@ -137,7 +137,8 @@ class TruthModel:
 
     def _value(self, page: str, name: str, values: Sequence[str], where: str) -> Any:
         seen = [_norm(v) for v in values if _norm(v)]
-        found = [v for v in seen if v in page]
+        flat = _norm(page)
+        found = [v for v in seen if v in flat]
         if not found:
             found = [r for r in (self._read_perturbed(page, v) for v in seen) if r]
         if not found:
