@@ -9,7 +9,8 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── SelectorFileError           a selector file cannot be read or is invalid
     │   └── SelectorValidationError     schema / XPath errors, with a list of precise problems
     ├── ExtractionError             a page cannot be decoded or evaluated
-    │   └── DecodeError                 bytes that no candidate encoding decodes
+    │   ├── DecodeError                 bytes that no candidate encoding decodes
+    │   └── SelectorEvaluationError     an XPath of the selector file fails to evaluate
     ├── FetchError                  anything on the way to the network
     │   ├── RobotsDisallowed            robots.txt forbids the URL (skip it, do not retry)
     │   ├── OriginBlocked               401/403, robots 4xx, login wall, CAPTCHA: stop the origin
@@ -21,6 +22,7 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
     ├── BundleError                 a drift bundle cannot be written or read
+    ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file
         ├── GroundingError              an example value matches no node of a seed page
         └── LLMError                    the LLM endpoint failed or answered nonsense
@@ -43,8 +45,10 @@ __all__ = [
     "GroundingError",
     "LLMError",
     "OriginBlocked",
+    "ReviewError",
     "RobotsDisallowed",
     "RunError",
+    "SelectorEvaluationError",
     "SelectorFileError",
     "SelectorValidationError",
     "StoreError",
@@ -84,6 +88,11 @@ class ExtractionError(AnchorpathError):
 
 class DecodeError(ExtractionError):
     """No candidate encoding decodes the page bytes."""
+
+
+class SelectorEvaluationError(ExtractionError):
+    """An XPath of the selector file compiled but fails to evaluate: a fault of the selector
+    file, not of the page, so a run stops with verdict ``error`` instead of skipping pages."""
 
 
 class FetchError(AnchorpathError):
@@ -148,6 +157,11 @@ class RunError(AnchorpathError):
 
 class BundleError(AnchorpathError):
     """A drift bundle cannot be written, or read back for re-authoring."""
+
+
+class ReviewError(AnchorpathError):
+    """A selector review (``anchorpath diff`` / ``check``) cannot read what it compares:
+    a bad ``SITE@N`` version, a git failure, an unreadable state directory."""
 
 
 class AuthoringError(AnchorpathError):

@@ -14,11 +14,12 @@ import re
 import shutil
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath.authoring.seeds import SeedPage, seed_from_html
+from anchorpath.authoring.seeds import SeedPage, load_seed, seed_from_html
 from anchorpath.selectors.decode import decode_html
 
 __all__ = ["chromium_path", "render_seeds"]
@@ -62,14 +63,8 @@ def render_seeds(
                         )
                     )
                     continue
-                path = Path(seed)
-                try:
-                    raw = path.read_bytes()
-                except OSError as exc:
-                    raise AuthoringError(
-                        f"{seed}: cannot read seed page: {exc.strerror or exc}"
-                    ) from exc
-                text, _codec = decode_html(raw)
+                base = load_seed(seed, url=given)  # URL, url_from and the bytes' sha256
+                text, _codec = decode_html(Path(seed).read_bytes())
                 body = _META_CHARSET.sub(b"", text.encode("utf-8", "surrogatepass"))
                 local = Path(tmp) / f"seed{i}.html"
                 local.write_bytes(b'<meta charset="utf-8">' + body)
@@ -82,9 +77,7 @@ def render_seeds(
                         executable_path=chromium_path(),
                     )
                 page = renderer.render(local.resolve().as_uri())
-                seed_page = seed_from_html(page.html, given or path.resolve().as_uri(), source=seed)
-                # provenance names the saved file's bytes, not the rendered DOM
-                out.append(SeedPage(seed_page.url, seed_page.html, _sha256(raw), seed_page.source))
+                out.append(replace(base, html=page.html))
     except AnchorpathError as exc:
         raise AuthoringError(f"cannot render seed pages: {exc}") from exc
     finally:
@@ -93,9 +86,3 @@ def render_seeds(
         if fetcher is not None:
             fetcher.close()
     return out
-
-
-def _sha256(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +18,11 @@ __all__ = ["COMMANDS", "author_group"]
 
 @click.group("author")
 def author_group() -> None:
-    """Author selector files from seed pages, with example values or an LLM.
+    """Author selector files from seed pages and example values.
 
     \b
     Examples:
       anchorpath author new-site shop --seed a.html --seed b.html --examples ex.json --yes
-      anchorpath author new-site shop --seed a.html --seed b.html --field title --yes
     """
 
 
@@ -280,103 +281,186 @@ def new_site(
     Examples:
       anchorpath author new-site shop --seed p1.html --seed p2.html --seed p3.html \\
           --examples examples.json --yes
+      anchorpath author new-site dmf --seed d1.html --seed-url http://x/view?id=1 \\
+          --seed d2.html --seed-url http://x/view?id=2 --examples ex.json --required reg_no --yes
       anchorpath author new-site shop --seed p1.html --seed p2.html --seed p3.html \\
           --field title --field price:number --field isbn --yes
       ANCHORPATH_LLM_BASE_URL=http://127.0.0.1:8080/v1 anchorpath author new-site news \\
           --seed https://example.org/a/1 --seed https://example.org/a/2 --yes
     """
     from anchorpath._config import load_settings
-    from anchorpath.selectors.load import dump_selector_file, save_selector_file
+    from anchorpath.authoring.extend import add_page_type
+    from anchorpath.authoring.induce import assemble_site, author_page_type
+    from anchorpath.selectors.load import dump_selector_file, load_selector_file, save_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
     if examples_path and (field_specs or fields_path):
         raise click.UsageError("--examples cannot be combined with --field/--fields")
-    failed: dict[str, str] = {}
-    try:
-        settings = load_settings()
-        pages = _load_pages(seeds, seed_urls, render, settings)
-        if examples_path:
-            result, sf = _author_examples(
-                name, pages, examples_path, types, required, keys, list_page, page_type,
-                match, start_urls, mutation_seed,
-            )  # fmt: skip
-        else:
-            fields = _llm_fields(field_specs, fields_path, types, required)
-            result, sf, failed = _author_llm(
-                name, pages, fields, settings, keys, list_page, page_type, match, start_urls,
-                mutation_seed,
-            )  # fmt: skip
-    except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
-    pt = result.page_type
-    click.echo(
-        f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
-        f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s",
-        err=True,
-    )
-    if pt.record_root:
-        click.echo(f"  record root: {pt.record_root}", err=True)
-    if result.pagination:
-        click.echo(f"  next page:   {result.pagination.next_xpath}", err=True)
-    for fname, rep in result.fields.items():
-        if rep.xpath is None:
-            continue
-        loo = {True: "ok", False: "FAILS", None: "n/a"}[rep.leave_one_out_ok]
+    if len(seeds) < 2:
         click.echo(
-            f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
-            f", {len(rep.fallbacks)} fallbacks)",
+            "warning: one seed page: its XPaths are checked on that page alone and may fit "
+            "only it; give 2-3 seed pages of the template",
             err=True,
         )
-    for p in result.problems:
-        click.echo(f"  warning: {p}", err=True)
+    failed: dict[str, str] = {}
+    llm_client: Any = None
+    try:
+        settings = load_settings()
+        target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
+        existing = load_selector_file(target) if target.is_file() else None
+        pages = _load_pages(seeds, seed_urls, render, settings)
+        pages = _ask_missing_urls(pages, interactive=_interactive(yes))
+        urls_unknown = [p.source for p in pages if not p.url_known]
+        unrunnable = bool(urls_unknown) and not (start_urls and match)
+        if examples_path:
+            examples = _read_examples(examples_path)
+            fields = _field_requests(examples, types, required)
+            result = author_page_type(
+                pages,
+                fields,
+                examples,
+                list_page=list_page,
+                mutation_seed=mutation_seed,
+                name=page_type,
+                match=match,
+            )
+        else:
+            llm_fields = _llm_fields(field_specs, fields_path, types, required)
+            result, failed, llm_client = _author_llm(
+                name, pages, llm_fields, settings, list_page, page_type, match, mutation_seed
+            )
+        starts = None if unrunnable else start_urls or None
+        decisions: tuple[str, ...] = ()
+        key_changed = False
+        if existing is not None:
+            ext = add_page_type(existing, result, key=keys or None, start_urls=starts)
+            sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
+            key_why = "--key" if keys else f"kept from version {existing.version}"
+        else:
+            sf = assemble_site(name, [result], key=keys or None, start_urls=starts)
+            key_why = "--key" if keys else _default_key_reason(result)
+        if unrunnable:
+            sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
+        if llm_client is not None:
+            from anchorpath.authoring.llm import llm_provenance
+
+            sf = llm_provenance(sf, llm_client)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    _print_result(sf, result, key_why, decisions, pages)
     for fname, why in failed.items():
         click.echo(f"  not authored: {fname}: {why}", err=True)
-    target = Path(out_dir or settings.paths.selectors_dir) / f"{sf.site.id}.json"
+    if key_changed and existing is not None:
+        click.echo(
+            f"key change: {', '.join(existing.key)} -> {', '.join(sf.key)}. Every stored record "
+            "of this site was identified by the old key: the next run withdraws all of them and "
+            "issues every record again as new under the new key.",
+            err=True,
+        )
     if not yes:
-        if not sys.stdin.isatty():
+        if not _interactive(yes):
             click.echo(dump_selector_file(sf), nl=False)
             raise click.ClickException(f"not written: pass --yes to write {target}")
-        if not click.confirm(f"Write {target}?", default=True):
+        question = "Change the key and write" if key_changed else "Write"
+        if not click.confirm(f"{question} {target}?", default=not key_changed):
             raise click.ClickException("not written")
     try:
         saved = save_selector_file(sf, target)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {target} (version {saved.version})")
+    if unrunnable:
+        click.echo(
+            f"WARNING: {target} cannot run until its URLs are set: no URL is known for "
+            f"{', '.join(urls_unknown)} (no --seed-url, <base href>, <link rel=canonical> or "
+            "og:url), so its start URL and match are local file paths. Author it again with "
+            "--seed-url URL per seed (or --start-url and --match), or edit the file; "
+            "`anchorpath run` refuses it until then.",
+            err=True,
+        )
     if failed:
         click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
         sys.exit(EXIT_PARTIAL)
 
 
-def _author_examples(
-    name: str,
-    pages: list[Any],
-    examples_path: str,
-    types: tuple[str, ...],
-    required: tuple[str, ...],
-    keys: tuple[str, ...],
-    list_page: bool | None,
-    page_type: str | None,
-    match: str | None,
-    start_urls: tuple[str, ...],
-    mutation_seed: int,
-) -> tuple[Any, Any]:
-    from anchorpath.authoring.induce import assemble_site, author_page_type
+def _interactive(yes: bool) -> bool:
+    """A person is at the terminal to answer questions (and was not told --yes)."""
+    return not yes and sys.stdin.isatty()
 
-    examples = _read_examples(examples_path)
-    fields = _field_requests(examples, types, required)
-    result = author_page_type(
-        pages,
-        fields,
-        examples,
-        list_page=list_page,
-        mutation_seed=mutation_seed,
-        name=page_type,
-        match=match,
+
+def _site_id(name: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+
+
+def _default_key_reason(result: Any) -> str:
+    req = [f.name for f in result.page_type.fields.values() if f.required]
+    if req:
+        return "default: the first --required field; set it with --key"
+    return "default: the first field, no field is --required; set it with --key"
+
+
+def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
+    """In a session, ask for the URL of each seed that does not say where it came from."""
+    from anchorpath.authoring.seeds import seed_from_html
+    from anchorpath.selectors.page_url import is_http_url
+
+    if not interactive:
+        return pages
+    out = []
+    for page in pages:
+        if page.url_known:
+            out.append(page)
+            continue
+        url = click.prompt(
+            f"URL of {page.source} (it declares none; empty: leave unknown)",
+            default="",
+            show_default=False,
+        ).strip()
+        while url and not is_http_url(url):
+            url = click.prompt("an absolute http(s) URL, please", default="").strip()
+        if url:
+            seed = seed_from_html(page.html, url, source=page.source)
+            out.append(replace(seed, sha256=page.sha256))
+        else:
+            out.append(page)
+    return out
+
+
+def _print_result(
+    sf: Any, result: Any, key_why: str, decisions: tuple[str, ...], pages: list[Any]
+) -> None:
+    pt = result.page_type
+    echo = functools.partial(click.echo, err=True)
+    echo(
+        f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
+        f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
     )
-    sf = assemble_site(name, [result], key=keys or None, start_urls=start_urls or None)
-    return result, sf
+    for p in pages:
+        echo(f"  seed {p.source}: {p.url}" + ("" if p.url_from == "given" else f" ({p.url_from})"))
+    if pt.record_root:
+        echo(f"  record root: {pt.record_root}")
+    if result.pagination:
+        echo(f"  next page:   {result.pagination.next_xpath}")
+    for fname, rep in result.fields.items():
+        loo = {True: "ok", False: "FAILS", None: "n/a"}[rep.leave_one_out_ok]
+        echo(
+            f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
+            f", {len(rep.fallbacks)} fallbacks)"
+        )
+    for p in result.problems:
+        echo(f"  warning: {p}")
+    for line in decisions:
+        echo(f"  {line}")
+    echo(f"  key: {', '.join(sf.key)} ({key_why})")
+    echo(f"  start URL: {', '.join(sf.fetch.start_urls)}")
+    for other in sf.page_types.values():
+        what = "list" if other.record_root else "detail"
+        emit = "" if other.emit else ", emit false"
+        follow = f", follow {' | '.join(other.follow)}" if other.follow else ""
+        echo(f"  page type {other.name} ({what}{emit}): match {other.match!r}{follow}")
 
 
 def _author_llm(
@@ -384,21 +468,18 @@ def _author_llm(
     pages: list[Any],
     fields: list[Any] | None,
     settings: Any,
-    keys: tuple[str, ...],
     list_page: bool | None,
     page_type: str | None,
     match: str | None,
-    start_urls: tuple[str, ...],
     mutation_seed: int,
-) -> tuple[Any, Any, dict[str, str]]:
-    from anchorpath.authoring.induce import site_id
-    from anchorpath.authoring.llm import author_with_llm, ledger_path, make_client
+) -> tuple[Any, dict[str, str], Any]:
+    """The LLM path: proposals, checks and the core; prints what the model proposed."""
+    from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
 
-    sid = site_id(name)
+    sid = _site_id(name)
     client = make_client(settings, sid)
     try:
-        out = author_with_llm(
-            name,
+        out = author_page_type_with_llm(
             pages,
             client,
             fields,
@@ -407,38 +488,31 @@ def _author_llm(
             list_page=list_page,
             page_type=page_type,
             match=match,
-            key=keys or None,
-            start_urls=start_urls or None,
             mutation_seed=mutation_seed,
         )
     finally:
         client.close()
+    echo = functools.partial(click.echo, err=True)
     props = out.proposals
     for sp in props.pages:
-        click.echo(
+        echo(
             f"  seed {sp.seed.source}: {sp.prompt.tokens_raw} tokens of HTML -> "
-            f"{sp.prompt.tokens_full} pruned -> {sp.prompt.tokens} in the prompt",
-            err=True,
+            f"{sp.prompt.tokens_full} pruned -> {sp.prompt.tokens} in the prompt"
         )
     if props.discovered:
-        click.echo(
-            "  proposed fields: " + ", ".join(f"{d.name} ({d.type})" for d in props.discovered),
-            err=True,
-        )
+        echo("  proposed fields: " + ", ".join(f"{d.name} ({d.type})" for d in props.discovered))
     for v in props.verdicts:
         if v.status == "accepted":
             read = f", read at {v.read_node}" if v.read_node else ""
             again = ", after a re-ask" if v.reasked else ""
-            click.echo(f"  {v.field} on {v.seed}: {v.value!r}{again}{read}", err=True)
+            echo(f"  {v.field} on {v.seed}: {v.value!r}{again}{read}")
         else:
-            click.echo(f"  {v.field} on {v.seed}: not found ({v.reason})", err=True)
+            echo(f"  {v.field} on {v.seed}: not found ({v.reason})")
     for p in props.problems:
         if "not found" not in p:
-            click.echo(f"  note: {p}", err=True)
-    totals = client.ledger.totals
-    click.echo(f"  LLM: {totals.summary()}; ledger {ledger_path(settings, sid)}", err=True)
-    assert out.result is not None and out.selector_file is not None
-    return out.result, out.selector_file, out.failed
+            echo(f"  note: {p}")
+    echo(f"  LLM: {client.ledger.totals.summary()}; ledger {ledger_path(settings, sid)}")
+    return out.result, out.failed, client
 
 
 from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last

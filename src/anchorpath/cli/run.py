@@ -18,10 +18,18 @@ from rich.table import Table
 
 from anchorpath._config import FetchConfig, Settings, load_settings
 from anchorpath._errors import AnchorpathError
-from anchorpath.cli.options import config_option, selectors_option, state_option
+from anchorpath.cli.options import (
+    check_base_url,
+    check_urls,
+    config_option,
+    selectors_option,
+    state_option,
+    urls_for_base,
+)
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import FetcherFactory, RunOptions, RunResult
+from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
 
@@ -192,6 +200,7 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     "--url",
     "urls",
     multiple=True,
+    callback=check_urls,
     help="Run on exactly this page (repeatable); no crawl, never marks records withdrawn.",
 )
 @click.option("--full", is_flag=True, help="Fetch every page in full (no conditional requests).")
@@ -202,8 +211,9 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 )
 @click.option(
     "--base-url",
-    help="Replace the origin of the selector file's start URLs (a demo server on another "
-    "port, a staging copy).",
+    callback=check_base_url,
+    help="Replace the origin (scheme://host:port) of the selector file's start URLs and "
+    "--url pages: a demo server on another port, a local or staging copy of the site.",
 )
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
@@ -238,10 +248,17 @@ def run_cmd(
       anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
       anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
       anchorpath run mfds-dmf --resume
+      anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
+      anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
     """
     console = Console(stderr=False)
     try:
         settings: Settings = load_settings(config_file)
+        if base_url and urls:
+            sf = load_selector_file(
+                find_selector_file(site, selectors_dir or Path(settings.paths.selectors_dir))
+            )
+            urls = urls_for_base(urls, sf.fetch.start_urls[0], base_url)
         options = RunOptions(
             site=site,
             selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
@@ -253,7 +270,7 @@ def run_cmd(
             settings=settings,
         )
         started = time.monotonic()
-        result = execute_run(options, console, show_progress=not quiet)
+        result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     if resume and not result.resumed:

@@ -56,6 +56,7 @@ from anchorpath._errors import (
     OriginBlocked,
     RobotsDisallowed,
     RunError,
+    SelectorEvaluationError,
 )
 from anchorpath.runner.checkpoint import (
     Checkpoint,
@@ -172,6 +173,8 @@ class _Run:
         )
         state = CrawlState.from_dict(cp.crawl)
         blocked: str | None = None
+        fatal: str | None = None
+        sf_name = self.sf_path.name
         fetch_errors: list[str] = list(cp.errors)
         config = site_config(options.settings.fetch, sf)
         cache_dir = options.state_dir / "cache" / sf.site.id
@@ -199,6 +202,11 @@ class _Run:
                         blocked = f"{type(exc).__name__}: {exc}"
                         break
                     page_links: tuple[str | None, tuple[str, ...]] = (None, ())
+                except SelectorEvaluationError as exc:
+                    # The selector file is at fault, not the page: every page would fail alike.
+                    fatal = f"{sf_name}: {exc} (on {item.url})"
+                    fetch_errors.append(fatal)
+                    break
                 except (FetchError, ExtractionError) as exc:
                     fetch_errors.append(f"{item.url}: {exc}")
                     page_links = (None, ())
@@ -227,14 +235,19 @@ class _Run:
         result.errors = fetch_errors
         cp.crawl = state.to_dict()
         self.progress("phase", {"name": "checking"})
-        self._decide(cp, state, result, blocked)
+        self._decide(cp, state, result, blocked, fatal)
         remove_checkpoint(run_dir)
         return result
 
     # .. verdict ..................................................................................
 
     def _decide(
-        self, cp: Checkpoint, state: CrawlState, result: RunResult, blocked: str | None
+        self,
+        cp: Checkpoint,
+        state: CrawlState,
+        result: RunResult,
+        blocked: str | None,
+        fatal: str | None = None,
     ) -> None:
         sf, emit, records = self.sf, self.emit, cp.records
         page_results = [page_result(p) for p in cp.pages]
@@ -251,6 +264,8 @@ class _Run:
         verdict: str
         if blocked:
             verdict, result.reason = "blocked", blocked
+        elif fatal:
+            verdict, result.reason = "error", fatal
         elif not cp.pages:
             verdict = "error"
             result.reason = "no page could be fetched" + (
@@ -343,10 +358,10 @@ def run_site(
     always returns a :class:`RunResult` whose ``exit_code`` tells the scheduler what happened."""
     sf_path = find_selector_file(options.site, options.selectors_dir)
     sf = load_selector_file(sf_path)
-    if not options.urls:
-        for u in sf.fetch.start_urls:
-            if not u.startswith(("http://", "https://")):
-                raise RunError(f"{sf_path}: start URL {u!r} is not an http(s) URL")
+    unrunnable = sf.unrunnable_reason()
+    if unrunnable:
+        # Even with --url: its page types' match regexes were made from local file paths.
+        raise RunError(f"{sf_path}: {unrunnable}")
     lock = SiteLock(options.state_dir, sf.site.id)
     with lock:
         store = Store(options.state_dir / DB_NAME)

@@ -368,6 +368,18 @@ class SelectorFile:
 
     # -- convenience -------------------------------------------------------------------------
 
+    def unrunnable_reason(self) -> str | None:
+        """Why a run cannot use this file as it stands (a start URL that is not http(s), as
+        authoring from saved pages without their URLs writes), or None."""
+        bad = [u for u in self.fetch.start_urls if not u.startswith(("http://", "https://"))]
+        if not bad:
+            return None
+        return (
+            f"start URL {bad[0]!r} is not an http(s) URL: this selector file cannot run until "
+            "its URLs are set (fetch.start_urls and each page type's match); author it again "
+            "with --seed-url URL per seed, or edit the file"
+        )
+
     def page_type_for(self, url: str) -> PageType | None:
         """The first page type whose ``match`` regex is found in ``url``."""
         import re

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from anchorpath.authoring.llm.author import (
     LLMAuthoring,
+    LLMPageType,
+    author_page_type_with_llm,
     author_with_llm,
     ledger_path,
+    llm_provenance,
     make_client,
 )
 from anchorpath.authoring.llm.cache import CachedClient, cache_key
@@ -38,15 +41,18 @@ __all__ = [
     "FieldProposal",
     "LLMAuthoring",
     "LLMClient",
+    "LLMPageType",
     "Ledger",
     "LedgerTotals",
     "Message",
     "Proposals",
     "SeedPrompt",
     "ValueVerdict",
+    "author_page_type_with_llm",
     "author_with_llm",
     "cache_key",
     "ledger_path",
+    "llm_provenance",
     "make_client",
     "prepare_pages",
     "propose",

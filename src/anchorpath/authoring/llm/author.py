@@ -26,7 +26,15 @@ from anchorpath.authoring.reports import AuthoringResult, FieldRequest
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["LLMAuthoring", "author_with_llm", "ledger_path", "make_client"]
+__all__ = [
+    "LLMAuthoring",
+    "LLMPageType",
+    "author_page_type_with_llm",
+    "author_with_llm",
+    "ledger_path",
+    "llm_provenance",
+    "make_client",
+]
 
 
 @dataclass
@@ -87,6 +95,71 @@ def _page_shape(
     return out, list_page
 
 
+@dataclass
+class LLMPageType:
+    """One page type authored from LLM proposals (before it is assembled into a file)."""
+
+    result: AuthoringResult
+    proposals: Proposals
+    failed: dict[str, str] = field(default_factory=dict)  # field -> why it was left out
+
+
+def author_page_type_with_llm(
+    seeds: Sequence[SeedPage],
+    client: LLMClient,
+    fields: Sequence[FieldRequest] | None = None,
+    *,
+    budget: int = 2500,
+    perturbation_rounds: int = 1,
+    list_page: bool | None = None,
+    page_type: str | None = None,
+    match: str | None = None,
+    mutation_seed: int = 0,
+) -> LLMPageType:
+    """Propose and check values (and fields, when ``fields`` is None), then run the core.
+
+    Raises only when no field at all could be authored, or on an endpoint error."""
+    props = propose(client, seeds, fields, budget=budget, perturbation_rounds=perturbation_rounds)
+    failed = props.failed_fields()
+    usable = [f for f in props.fields if f.name not in failed]
+    usable, list_page = _page_shape(usable, props, list_page)
+    if not usable:
+        raise AuthoringError(
+            "no field has a verified value on any seed: "
+            + "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3])
+        )
+    result = author_page_type(
+        seeds,
+        usable,
+        props.examples,
+        list_page=list_page,
+        mutation_seed=mutation_seed,
+        name=page_type,
+        match=match,
+        strict=False,
+    )
+    for f in usable:
+        if f.name not in result.page_type.fields:
+            why = [p for p in result.problems if repr(f.name) in p or f" {f.name} " in p]
+            failed[f.name] = why[0] if why else "no XPath reproduces its values on every seed"
+    return LLMPageType(result, props, failed)
+
+
+def llm_provenance(sf: SelectorFile, client: LLMClient) -> SelectorFile:
+    """``sf`` with provenance method ``llm``, the model, the endpoint host and the hash of the
+    prompt templates."""
+    return replace(
+        sf,
+        provenance=replace(
+            sf.provenance,
+            method="llm",
+            model=client.model,
+            endpoint=client.endpoint,
+            prompt_hash=templates_hash(),
+        ),
+    )
+
+
 def author_with_llm(
     name: str,
     seeds: Sequence[SeedPage],
@@ -103,46 +176,24 @@ def author_with_llm(
     mutation_seed: int = 0,
     author: str | None = None,
 ) -> LLMAuthoring:
-    """Propose, check and author; see the module docstring. Raises only when no field at all
-    could be authored (or on an endpoint error)."""
-    props = propose(client, seeds, fields, budget=budget, perturbation_rounds=perturbation_rounds)
-    failed = props.failed_fields()
-    usable = [f for f in props.fields if f.name not in failed]
-    usable, list_page = _page_shape(usable, props, list_page)
-    if not usable:
-        raise AuthoringError(
-            "no field has a verified value on any seed: "
-            + "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3])
-        )
+    """A one-page-type site: :func:`author_page_type_with_llm`, ``assemble_site`` and
+    :func:`llm_provenance`."""
     try:
-        result = author_page_type(
+        pt = author_page_type_with_llm(
             seeds,
-            usable,
-            props.examples,
+            client,
+            fields,
+            budget=budget,
+            perturbation_rounds=perturbation_rounds,
             list_page=list_page,
-            mutation_seed=mutation_seed,
-            name=page_type,
+            page_type=page_type,
             match=match,
-            strict=False,
+            mutation_seed=mutation_seed,
         )
     except AnchorpathError as exc:
         raise AuthoringError(f"{name}: {exc}") from exc
-    for f in usable:
-        if f.name not in result.page_type.fields:
-            why = [p for p in result.problems if repr(f.name) in p or f" {f.name} " in p]
-            failed[f.name] = why[0] if why else "no XPath reproduces its values on every seed"
     if key is not None:
-        key = [k for k in key if k in result.page_type.fields] or None
-    sf = assemble_site(name, [result], key=key, start_urls=start_urls, author=author)
-    sf = replace(
-        sf,
-        provenance=replace(
-            sf.provenance,
-            method="llm",
-            model=client.model,
-            endpoint=client.endpoint,
-            prompt_hash=templates_hash(),
-        ),
-    )
+        key = [k for k in key if k in pt.result.page_type.fields] or None
+    sf = assemble_site(name, [pt.result], key=key, start_urls=start_urls, author=author)
     totals = client.ledger.totals if isinstance(client, CachedClient) else None
-    return LLMAuthoring(sf, result, props, failed, totals)
+    return LLMAuthoring(llm_provenance(sf, client), pt.result, pt.proposals, pt.failed, totals)

@@ -1,0 +1,120 @@
+"""Run rules a first week of use found wanting: a selector XPath that fails at evaluation ends
+the run with verdict ``error`` (report written, no checkpoint left); two records with one key
+in one run are counted and reported, never merged silently; a record is withdrawn only on
+evidence, never because the crawl did not reach it.
+
+An in-process fake fetcher serves a dict of pages (archiving each to the WARC first, as the
+polite fetcher does); 404/410 come from a second dict.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from anchorpath._config import FetchConfig
+from anchorpath._errors import FetchFailed
+from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.warc import WarcWriter
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.store.database import Store
+
+ORIGIN = "http://synth.test"
+
+SELECTOR: dict[str, Any] = {
+    "schema_version": 1,
+    "site": {"id": "books", "name": "Books"},
+    "version": 1,
+    "parent_version": None,
+    "fetch": {"start_urls": ["http://127.0.0.1:8765/list"], "max_depth": 2, "max_pages": 50},
+    "page_types": {
+        "list": {
+            "match": "/list",
+            "record_root": "//ul/li",
+            "emit": False,
+            "follow": ["//ul/li/a/@href"],
+            "fields": {"title": {"xpath": "a", "type": "string", "required": True}},
+        },
+        "detail": {
+            "match": "/book/",
+            "fields": {
+                "isbn": {"xpath": "//td[@id='isbn']", "type": "string", "required": True},
+                "title": {"xpath": "//h1", "type": "string", "required": True},
+            },
+        },
+    },
+    "key": ["isbn"],
+}
+
+
+def site(books: dict[str, tuple[str, str]]) -> dict[str, bytes]:
+    """``{path: (isbn, title)}`` -> pages: a listing of every book and one page per book."""
+    items = "".join(f"<li><a href='{p}'>{t}</a></li>" for p, (_i, t) in books.items())
+    pages = {f"{ORIGIN}/list": f"<html><body><ul>{items}</ul></body></html>".encode()}
+    for p, (isbn, title) in books.items():
+        pages[f"{ORIGIN}{p}"] = (
+            f"<html><body><h1>{title}</h1><table><tr><td id='isbn'>{isbn}</td></tr>"
+            "</table></body></html>"
+        ).encode()
+    return pages
+
+
+class Fetcher:
+    def __init__(self, pages: dict[str, bytes], gone: dict[str, int], warc: Path) -> None:
+        self.pages, self.gone, self.warc = pages, gone, WarcWriter(warc)
+
+    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
+        if url in self.gone:
+            code = self.gone[url]
+            raise FetchFailed(f"{url}: {code}", url=url, status=code)
+        if url not in self.pages:
+            raise FetchFailed(f"{url}: connection reset", url=url)
+        body = self.pages[url]
+        headers = [("Content-Type", "text/html; charset=utf-8")]
+        self.warc.write_exchange(
+            url=url,
+            method="GET",
+            request_headers=[],
+            status=200,
+            reason="OK",
+            response_headers=headers,
+            payload=body,
+        )
+        return FetchResult(url, url, 200, {"content-type": headers[0][1]}, body, "utf-8", False, 0)
+
+    def close(self) -> None:
+        self.warc.close()
+
+
+def run(
+    tmp_path: Path,
+    pages: dict[str, bytes],
+    *,
+    selector: dict[str, Any] | None = None,
+    gone: dict[str, int] | None = None,
+    **kw: Any,
+) -> RunResult:
+    sdir = tmp_path / "selectors"
+    sdir.mkdir(exist_ok=True)
+    (sdir / "books.json").write_text(json.dumps(selector or SELECTOR), encoding="utf-8")
+
+    def factory(config: FetchConfig, warc: Path, cache: Path, on_event: Any) -> Fetcher:
+        return Fetcher(pages, gone or {}, warc)
+
+    opts = RunOptions("books", sdir, tmp_path / "state", base_url=ORIGIN, **kw)
+    return run_site(opts, fetcher_factory=factory)
+
+
+def test_xpath_failing_at_evaluation_ends_the_run_with_error(tmp_path: Path) -> None:
+    sel = copy.deepcopy(SELECTOR)
+    sel["page_types"]["detail"]["fields"]["title"]["xpath"] = "//h1[count('x')]"
+    r = run(tmp_path, site({"/book/1": ("111", "Game Over")}), selector=sel)
+    assert (r.verdict, r.exit_code) == ("error", 1)
+    assert r.reason is not None and "cannot evaluate XPath of field 'title'" in r.reason
+    assert "\n" not in r.reason
+    assert (r.run_dir / "report.json").is_file()
+    assert not (r.run_dir / "checkpoint.json").exists()
+    assert Store.in_state_dir(tmp_path / "state").current("books") == {}
