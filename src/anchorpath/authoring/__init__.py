@@ -5,6 +5,7 @@ The runner never imports this package. Where things live:
 
 - ``induce``: the entry points (``author_page_type``, ``author_site``, ``assemble_site``);
 - ``reports``: field requests, example values and the reports authoring answers with;
+- ``extend``: adding a page type to an existing site, with ``follow`` links between types;
 - ``seeds``: loading seed pages; ``synth``: generated seed pages for tests and benchmarks;
 - ``candidates/``: grounding values to nodes and generating anchor-first XPath candidates;
 - ``scoring/``: mutations, verification and choosing one XPath per field;
