@@ -16,7 +16,6 @@ a typo in a politeness setting must not silently fall back to a default.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping
@@ -211,8 +210,3 @@ def load_settings(
         given = {k: v for k, v in overrides.items() if v is not None}
         settings = _apply(settings, given, "command line")
     return settings
-
-
-def as_dict(settings: Settings) -> dict[str, Any]:
-    """Plain-dict view, for reports."""
-    return dataclasses.asdict(settings)

@@ -17,8 +17,10 @@ from anchorpath.authoring.candidates.xpathgen import generate_candidates
 from anchorpath.authoring.pages.records import (
     RootCandidate,
     induce_roots,
+    probe_path,
     root_candidates,
     root_result_ok,
+    similar_records,
 )
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.scoring.choose import (
@@ -61,11 +63,17 @@ def author_list(
     names = [f.name for f in fields if any(f.name in v for v in values)]
     grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
     roots = _record_roots(seeds, grounded, names)
-    ok_roots, counts = _seed_verified_roots(docs, roots)
+    probe = _probe(grounded, names, roots)
+    ok_roots, counts = _seed_verified_roots(docs, roots, probe)
     mutants = _record_mutants(
         docs, grounded, roots, operators=operators, mutation_seed=mutation_seed
     )
-    root_xpath = _best_root(ok_roots, counts, mutants).xpath
+    similar = [
+        similar_records(d, rr, probe) if probe else len(rr)
+        for d, rr in zip(docs, roots, strict=True)
+    ]
+    root_xpath = _best_root(ok_roots, counts, mutants, similar, probe).xpath
+    problems += _count_report(seeds, counts[root_xpath], similar)
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
     for f in fields:
@@ -165,18 +173,46 @@ def _record_roots(
     return roots
 
 
+def _probe(grounded: _Grounded, names: list[str], roots: list[list[etree._Element]]) -> str | None:
+    """The tag path from a record root to its first field's node (``h3/a``), the most common
+    over the example records: every record of the template holds it."""
+    probes: list[str] = []
+    for recs, rr in zip(grounded, roots, strict=True):
+        for rec, root in zip(recs, rr, strict=True):
+            node = next((rec[n][0].element for n in names if rec.get(n)), None)
+            if node is not None and (node is root or root in node.iterancestors()):
+                probes.append(probe_path(root, node))
+    return max(sorted(set(probes)), key=probes.count) if probes else None
+
+
+def _count_report(seeds: Sequence[SeedPage], found: list[int], similar: list[int]) -> list[str]:
+    """Count plausibility, per seed: records selected, and a warning when the page holds more
+    elements alike to the example records than the record root selects."""
+    out = [
+        "record root selects "
+        + ", ".join(f"{n} record(s) on {s.source}" for n, s in zip(found, seeds, strict=True))
+    ]
+    for n, m, s in zip(found, similar, seeds, strict=True):
+        if n < m:
+            out.append(
+                f"{s.source}: record root selects {n} records but the page has {m} elements "
+                "alike to the example records: some records of the template may be missed"
+            )
+    return out
+
+
 def _elements(res: object) -> list[etree._Element]:
     return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
 
 
 def _seed_verified_roots(
-    docs: list[etree._Element], roots: list[list[etree._Element]]
+    docs: list[etree._Element], roots: list[list[etree._Element]], probe: str | None
 ) -> tuple[list[RootCandidate], dict[str, list[int]]]:
     """Record-root candidates that select exactly the example records' rows on every seed,
     with the number of rows each selects per seed."""
     rcands: dict[str, RootCandidate] = {}
     for rr in roots:
-        for c in root_candidates(rr):
+        for c in root_candidates(rr, probe):
             rcands.setdefault(c.xpath, c)
     counts: dict[str, list[int]] = {}
     ok_roots = []
@@ -188,7 +224,7 @@ def _seed_verified_roots(
         cs = []
         for d, rr in zip(docs, roots, strict=True):
             found = _elements(xp(d))
-            if not root_result_ok(found, rr):
+            if not root_result_ok(found, rr, probe=probe):
                 good = False
                 break
             cs.append(len(found))
@@ -224,9 +260,18 @@ def _record_mutants(
 
 
 def _best_root(
-    ok_roots: list[RootCandidate], counts: dict[str, list[int]], mutants: list[list[Mutant]]
+    ok_roots: list[RootCandidate],
+    counts: dict[str, list[int]],
+    mutants: list[list[Mutant]],
+    similar: list[int],
+    probe: str | None,
 ) -> RootCandidate:
-    """The record-root candidate that survives the most mutations (ties: by prior)."""
+    """The record-root candidate covering the most records alike to the examples (records
+    beyond the look-alikes count against it), then surviving the most mutations, then by
+    prior."""
+
+    def coverage(c: RootCandidate) -> int:
+        return sum(min(n, m) - max(0, n - m) for n, m in zip(counts[c.xpath], similar, strict=True))
 
     def root_score(c: RootCandidate) -> float:
         xp = compiled(c.xpath)
@@ -236,11 +281,13 @@ def _best_root(
                 total += 1
                 assert xp is not None
                 found = _elements(xp(m.doc))
-                ok += root_result_ok(found, m.records, counts[c.xpath][i])
+                ok += root_result_ok(found, m.records, counts[c.xpath][i], probe=probe)
         return ok / total if total else 1.0
 
+    best_cover = max(coverage(c) for c in ok_roots)
+    covering = [c for c in ok_roots if coverage(c) == best_cover]
     scored_roots = sorted(
-        ((root_score(c), c) for c in ok_roots), key=lambda sc: (-sc[0], sc[1].prior)
+        ((root_score(c), c) for c in covering), key=lambda sc: (-sc[0], sc[1].prior)
     )
     return scored_roots[0][1]
 
