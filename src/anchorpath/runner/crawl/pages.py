@@ -8,15 +8,19 @@ returning it.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from anchorpath._config import FetchConfig
 from anchorpath._errors import OriginBlocked, RobotsDisallowed
+from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.polite import PoliteFetcher
+from anchorpath.fetch.protocol import Fetcher
+from anchorpath.fetch.walls import Wall, find_wall
+from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
@@ -25,9 +29,7 @@ from anchorpath.selectors.model import SelectorFile
 __all__ = [
     "PageReader",
     "PageRecord",
-    "close",
     "default_fetcher",
-    "fetch_counters",
     "login_wall",
     "site_config",
     "unreachable",
@@ -35,12 +37,12 @@ __all__ = [
 
 
 def default_fetcher(
-    config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
-) -> Any:
-    """The polite fetcher, archiving to ``warc_path``."""
-    from anchorpath.fetch.polite import PoliteFetcher
-    from anchorpath.fetch.warc import WarcWriter
-
+    config: FetchConfig,
+    warc_path: Path,
+    cache_dir: Path,
+    on_event: Callable[[FetchEvent], None],
+) -> Fetcher:
+    """The polite fetcher, archiving to ``warc_path`` (a :data:`FetcherFactory`)."""
     return PoliteFetcher(
         config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event
     )
@@ -60,43 +62,25 @@ def site_config(base: FetchConfig, sf: SelectorFile) -> FetchConfig:
     return replace(base, **over) if over else base
 
 
-def fetch_counters(counters: Any) -> dict[str, Any]:
-    """The fetcher's politeness counters as a plain dict (public fields of the dataclass)."""
-    if counters is None or not dataclasses.is_dataclass(counters):
-        return {}
-    return {
-        f.name: getattr(counters, f.name)
-        for f in dataclasses.fields(counters)
-        if not f.name.startswith("_")
-    }
-
-
 def unreachable(exc: Exception) -> bool:
     """robots.txt could not be fetched at all (network error, 5xx): RFC 9309 makes that a
     complete disallow, but for the scheduler the site is down, not refusing us."""
     return isinstance(exc, RobotsDisallowed) and exc.reason == "unavailable"
 
 
-def login_wall(doc: Any, page: PageResult) -> bool:
-    """A page that yields nothing but holds a password field is a login wall.
+def login_wall(doc: Any, page: PageResult) -> Wall | None:
+    """The wall a page that yielded no values is (see :mod:`anchorpath.fetch.walls`), or None.
 
-    The fetcher catches the common wall patterns; this second check runs after extraction, so
-    it also sees walls in any language or encoding. Pages with records are never called walls
-    (many sites show a login box beside their content).
+    The fetcher already stops at certain walls; this second look runs after extraction with the
+    page's own evidence: pages with values are never walls (many sites show a login box beside
+    their content), and a page without values is a wall only when its form or challenge is the
+    main content. Anything else — a redesign, a header login box over a moved headline — is
+    left to the drift gate: ``drift``, never ``blocked``.
     """
     filled = any(any(v not in (None, "", []) for v in r.values.values()) for r in page.records)
     if filled:
-        return False
-    return bool(
-        doc.xpath("boolean(//input[translate(@type, 'PASSWORD', 'password') = 'password'])")
-    )
-
-
-def close(obj: Any) -> None:
-    """Call ``obj.close()`` if it has one."""
-    method = getattr(obj, "close", None)
-    if callable(method):
-        method()
+        return None
+    return find_wall(doc)
 
 
 @dataclass
@@ -127,7 +111,7 @@ class PageReader:
         self,
         sf: SelectorFile,
         compiled: Any,
-        make_fetcher: Callable[[], Any],
+        make_fetcher: Callable[[], Fetcher],
         *,
         conditional: bool,
     ) -> None:
@@ -135,7 +119,7 @@ class PageReader:
         self.compiled = compiled
         self.make_fetcher = make_fetcher
         self.conditional = conditional
-        self.fetcher: Any = None
+        self.fetcher: Fetcher | None = None
 
     def read(
         self, item: CrawlItem, archive: dict[str, ArchivedPage], cp: Checkpoint
@@ -143,6 +127,7 @@ class PageReader:
         """Fetch (or replay) one page, extract it and add its records to the checkpoint;
         returns the page's next URL and links. Raises ``OriginBlocked`` for a login wall."""
         archived = archive.get(item.url)
+        headers: Mapping[str, str]
         if archived is not None and 200 <= archived.status < 300:
             body, headers, final_url, status = (
                 archived.body,
@@ -165,11 +150,12 @@ class PageReader:
         lower = {k.lower(): v for k, v in dict(headers).items()}
         doc = parse_html(body, charset, plain=True)
         pr = evaluate_page(self.compiled, doc, final_url or item.url)
-        if login_wall(doc, pr):
+        wall = login_wall(doc, pr)
+        if wall is not None:
             raise OriginBlocked(
-                f"{item.url}: login wall (a password form where the page's records should be)",
+                f"{item.url}: {wall.kind} ({wall.evidence}) where the page's records should be",
                 url=item.url,
-                reason="login-wall",
+                reason=wall.kind,
             )
         for rec in pr.records:
             cp.records.append(
