@@ -53,6 +53,13 @@ def check_urls(
             raise click.BadParameter(
                 f"{url!r} is not an absolute http(s) URL{_hint(url)}", ctx=ctx, param=param
             )
+        if "@" in urlsplit(url).netloc:
+            raise click.BadParameter(
+                f"a URL of {urlsplit(url).hostname} carries credentials (user:password@): "
+                "anchorpath never sends credentials",
+                ctx=ctx,
+                param=param,
+            )
     return value
 
 
@@ -74,6 +81,13 @@ def check_base_url(ctx: click.Context, param: click.Parameter, value: str | None
             param=param,
         )
     p = urlsplit(value)
+    if "@" in p.netloc:
+        raise click.BadParameter(
+            f"the base URL of {p.hostname} carries credentials (user:password@): anchorpath "
+            "never sends credentials",
+            ctx=ctx,
+            param=param,
+        )
     if p.path not in ("", "/") or p.query or p.fragment:
         bare = urlunsplit((p.scheme, p.netloc, "", "", ""))
         raise click.BadParameter(
