@@ -3,13 +3,17 @@ everywhere and a bad value is a usage error (exit 2) before anything runs."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import click
+from rich.console import Console
 
 from anchorpath.selectors.decode import normalize_charset
 from anchorpath.selectors.page_url import is_http_url
+
+_WIDE = 4096  # "no wrapping" for tables too: columns take their natural width
 
 selectors_option = click.option(
     "--selectors",
@@ -29,6 +33,16 @@ config_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
 )
+
+
+def output_console() -> Console:
+    """The console a command prints its results on (stdout). When stdout is not a terminal
+    (cron mail, a pipe, a log file) nothing is wrapped at 80 columns, so report paths and the
+    ``anchorpath author repair ... --bundle PATH`` line stay whole, and no colour codes are
+    written."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(soft_wrap=True, width=_WIDE)
 
 
 # -- checks (click callbacks) ------------------------------------------------------------

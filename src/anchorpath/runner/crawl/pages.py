@@ -176,6 +176,7 @@ class PageReader:
                 {
                     "page_type": rec.page_type,
                     "url": rec.url,
+                    "via": item.via,
                     "values": dict(rec.values),
                     "problems": list(rec.problems),
                 }
