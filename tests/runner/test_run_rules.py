@@ -3,8 +3,8 @@ the run with verdict ``error`` (report written, no checkpoint left); two records
 in one run are counted and reported, never merged silently; a record is withdrawn only on
 evidence, never because the crawl did not reach it.
 
-An in-process fake fetcher serves a dict of pages (archiving each to the WARC first, as the
-polite fetcher does); 404/410 come from a second dict.
+A MockFetcher serves a dict of pages (archiving each to the WARC first, as the polite fetcher
+does); 404/410 come from a second dict, any other URL is a network error.
 """
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from anchorpath._config import FetchConfig
 from anchorpath._errors import FetchFailed
-from anchorpath.fetch.result import FetchResult
-from anchorpath.fetch.warc import WarcWriter
+from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import Store
@@ -62,33 +60,6 @@ def site(books: dict[str, tuple[str, str]]) -> dict[str, bytes]:
     return pages
 
 
-class Fetcher:
-    def __init__(self, pages: dict[str, bytes], gone: dict[str, int], warc: Path) -> None:
-        self.pages, self.gone, self.warc = pages, gone, WarcWriter(warc)
-
-    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
-        if url in self.gone:
-            code = self.gone[url]
-            raise FetchFailed(f"{url}: {code}", url=url, status=code)
-        if url not in self.pages:
-            raise FetchFailed(f"{url}: connection reset", url=url)
-        body = self.pages[url]
-        headers = [("Content-Type", "text/html; charset=utf-8")]
-        self.warc.write_exchange(
-            url=url,
-            method="GET",
-            request_headers=[],
-            status=200,
-            reason="OK",
-            response_headers=headers,
-            payload=body,
-        )
-        return FetchResult(url, url, 200, {"content-type": headers[0][1]}, body, "utf-8", False, 0)
-
-    def close(self) -> None:
-        self.warc.close()
-
-
 def run(
     tmp_path: Path,
     pages: dict[str, bytes],
@@ -101,11 +72,13 @@ def run(
     sdir.mkdir(exist_ok=True)
     (sdir / "books.json").write_text(json.dumps(selector or SELECTOR), encoding="utf-8")
 
-    def factory(config: FetchConfig, warc: Path, cache: Path, on_event: Any) -> Fetcher:
-        return Fetcher(pages, gone or {}, warc)
+    def route(url: str) -> Route:
+        if gone and url in gone:
+            return (gone[url], {}, b"")
+        return pages.get(url) or FetchFailed(f"{url}: connection reset", url=url)
 
     opts = RunOptions("books", sdir, tmp_path / "state", base_url=ORIGIN, **kw)
-    return run_site(opts, fetcher_factory=factory)
+    return run_site(opts, fetcher_factory=MockFetcher.factory(route))
 
 
 def test_xpath_failing_at_evaluation_ends_the_run_with_error(tmp_path: Path) -> None:

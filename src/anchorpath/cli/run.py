@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from anchorpath._config import FetchConfig, Settings, load_settings
+from anchorpath._config import DEFAULT_CONTACT, Settings, load_settings
 from anchorpath._errors import AnchorpathError
 from anchorpath._text import terminal_safe
 from anchorpath.cli.options import (
@@ -29,9 +29,10 @@ from anchorpath.cli.options import (
     state_option,
     urls_for_base,
 )
+from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.pipeline import run_site
-from anchorpath.runner.run_types import FetcherFactory, RunOptions, RunResult
+from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
@@ -303,22 +304,14 @@ def run_cmd(
 
 # -- the demo's three days (called by ``anchorpath demo``) ------------------------------------
 
+#: The contact the demo sends when none is configured (it only crawls its own loopback server).
+DEMO_CONTACT = "anchorpath-demo@localhost"
+
 _DAY_STORY = {
     1: "first run: every record is new",
     2: "one day later: new, changed and withdrawn notices (and a trivial 비고 edit: no event)",
     3: "the site's template was redesigned: the drift gate must stop the run",
 }
-
-
-def _demo_fetcher(
-    config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
-) -> Any:
-    from anchorpath.fetch.polite import PoliteFetcher
-    from anchorpath.fetch.warc import WarcWriter
-
-    return PoliteFetcher(
-        config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event, demo=True
-    )
 
 
 def run_demo(
@@ -345,6 +338,10 @@ def run_demo(
         min_delay=min_delay,
         delay_factor=0.0,
         allow_private_networks=True,
+        # Only our own loopback server is crawled: no need for a real contact address.
+        contact=DEMO_CONTACT
+        if settings.fetch.contact == DEFAULT_CONTACT
+        else settings.fetch.contact,
     )
     settings = replace(settings, fetch=fast)
     own_state = state_dir is None
@@ -368,7 +365,7 @@ def run_demo(
                 settings=settings,
             )
             started = time.monotonic()
-            result = execute_run(options, console, fetcher_factory=_demo_fetcher)
+            result = execute_run(options, console)
         print_summary(result, console, elapsed=time.monotonic() - started)
         if check is not None:
             line = check(previous or 0, day, result)

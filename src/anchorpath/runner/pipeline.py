@@ -59,6 +59,7 @@ from anchorpath._errors import (
     RunError,
     SelectorEvaluationError,
 )
+from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     archived_pages,
@@ -68,9 +69,7 @@ from anchorpath.runner.checkpoint import (
 from anchorpath.runner.crawl.frontier import CrawlState, Frontier
 from anchorpath.runner.crawl.pages import (
     PageReader,
-    close,
     default_fetcher,
-    fetch_counters,
     site_config,
     unreachable,
 )
@@ -94,7 +93,6 @@ from anchorpath.runner.resume import runs_dir, start_or_resume
 from anchorpath.runner.run_types import (
     EXIT_BY_VERDICT,
     EXIT_ERROR,
-    FetcherFactory,
     Progress,
     RunOptions,
     RunResult,
@@ -237,8 +235,8 @@ class _Run:
                 )
         finally:
             if reader.fetcher is not None:
-                result.fetch_counters = fetch_counters(getattr(reader.fetcher, "counters", None))
-                close(reader.fetcher)
+                result.fetch_counters = reader.fetcher.counters.as_dict()
+                reader.fetcher.close()
         result.pages = len(cp.pages)
         result.replayed = sum(1 for p in cp.pages if p["source"] == "archive")
         result.errors = fetch_errors

@@ -17,7 +17,7 @@ import codecs
 import re
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -679,18 +679,3 @@ def extract(
     compiled = compile_selectors(selector_file, trace=trace)
     doc = parse_html(html, http_charset, plain=True)
     return list(evaluate_page(compiled, doc, url, trace=trace, anchors=False).records)
-
-
-def extract_many(
-    selector_file: SelectorFile, pages: Iterable[tuple[str | bytes, str]], *, trace: bool = False
-) -> list[Record]:
-    """Records of several ``(html, url)`` pages, in order."""
-    out: list[Record] = []
-    for html, url in pages:
-        out += extract(selector_file, html, url, trace=trace)
-    return out
-
-
-def values_only(records: Sequence[Record]) -> list[dict[str, Any]]:
-    """Plain value dicts, handy for comparing against expected records."""
-    return [dict(r.values) for r in records]
