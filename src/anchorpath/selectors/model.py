@@ -78,6 +78,7 @@ class Provenance:
     tool_version: str | None = None
     seeds: tuple[Seed, ...] = ()
     notes: str | None = None
+    endpoint: str | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Provenance:
@@ -91,6 +92,7 @@ class Provenance:
                 Seed(s["url"], s.get("sha256"), s.get("snapshot")) for s in d.get("seeds", [])
             ),
             notes=d.get("notes"),
+            endpoint=d.get("endpoint"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -99,6 +101,7 @@ class Provenance:
                 ("method", self.method),
                 ("author", self.author),
                 ("model", self.model),
+                ("endpoint", self.endpoint),
                 ("prompt_hash", self.prompt_hash),
                 ("tool_version", self.tool_version),
                 ("seeds", [s.to_dict() for s in self.seeds]),
