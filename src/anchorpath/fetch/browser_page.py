@@ -170,8 +170,10 @@ class BrowserFetch:
         headers["content-type"] = "text/html; charset=utf-8"
         refusal = detect_refusal(requested, page.final_url, headers, body)
         if refusal is not None:
-            self.counters.add("captcha" if refusal == "captcha" else "login_wall")
-            raise self.origins.block(state, url, refusal, f"{url} looks like a {refusal} page")
+            self.counters.add(refusal.counter)
+            raise self.origins.block(
+                state, url, refusal.kind, f"{url} is a {refusal.kind} page ({refusal.evidence})"
+            )
         count_ok(self.counters, 1)
         return FetchResult(
             url=requested,
