@@ -73,7 +73,15 @@ class PathsConfig:
 
     selectors_dir: str = "selectors"
     state_dir: str = ".anchorpath/state"
-    cache_dir: str = ".anchorpath/cache"
+    #: robots.txt and HTTP validator cache shared by runs and ``robots check --fetch``;
+    #: empty means ``<state_dir>/cache``.
+    cache_dir: str = ""
+
+    def cache_path(self, state_dir: str | Path | None = None) -> Path:
+        """``cache_dir`` if set, else ``cache`` inside ``state_dir`` (default: this one's)."""
+        if self.cache_dir:
+            return Path(self.cache_dir)
+        return Path(self.state_dir if state_dir is None else state_dir) / "cache"
 
 
 @dataclass(frozen=True)

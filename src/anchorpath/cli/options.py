@@ -15,7 +15,17 @@ selectors_option = click.option(
     "--selectors",
     "selectors_dir",
     type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
     help="Directory of selector files (default: paths.selectors_dir, 'selectors').",
+)
+selector_file_option = click.option(
+    "-s",
+    "--selector-file",
+    "selector_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="The selector file to apply.",
 )
 state_option = click.option(
     "--state",

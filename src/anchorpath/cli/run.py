@@ -321,7 +321,8 @@ def run_demo(
         if settings.fetch.contact == DEFAULT_CONTACT
         else settings.fetch.contact,
     )
-    settings = replace(settings, fetch=fast)
+    # Everything the demo writes stays in its own state directory (cache included).
+    settings = replace(settings, fetch=fast, paths=replace(settings.paths, cache_dir=""))
     own_state = state_dir is None
     state = Path(tempfile.mkdtemp(prefix="anchorpath-demo-")) if state_dir is None else state_dir
     console.print(f"[dim]state directory: {state}[/]")

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
-from anchorpath.cli.options import check_charset, check_url
+from anchorpath.cli.options import check_charset, check_url, selector_file_option
 from anchorpath.selectors.evaluate import ExtractionWarning, Record, compile_selectors, extract
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.page_url import declared_url, looks_binary
@@ -62,14 +62,7 @@ def _cell(value: Any) -> str:
 
 
 @click.command("extract")
-@click.option(
-    "-s",
-    "--selectors",
-    "selector_path",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Selector file to apply.",
-)
+@selector_file_option
 @click.option(
     "--url",
     callback=check_url,
@@ -91,7 +84,7 @@ def _cell(value: Any) -> str:
 )
 @click.argument("pages", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def extract_cmd(
-    selector_path: str,
+    selector_path: Path,
     url: str | None,
     charset: str | None,
     trace: bool,

@@ -175,7 +175,7 @@ class _Run:
         sf_name = self.sf_path.name
         fetch_errors: list[str] = list(cp.errors)
         config = site_config(options.settings.fetch, sf)
-        cache_dir = options.state_dir / "cache" / sf.site.id
+        cache_dir = options.settings.paths.cache_path(options.state_dir)
         reader = PageReader(
             sf,
             self.compiled,
