@@ -107,6 +107,17 @@ def _suffix_len(a: etree._Element, b: etree._Element) -> int:
     return n
 
 
+_CHROME = {"nav", "header", "footer", "aside"}
+
+
+def _in_chrome(el: etree._Element) -> bool:
+    """Inside the page's navigation, header, footer or sidebar (not its content)."""
+    return any(
+        a.tag in _CHROME or a.get("role") in ("navigation", "banner", "contentinfo")
+        for a in [el, *el.iterancestors()]
+    )
+
+
 def _closest(a: etree._Element, cands: Sequence[etree._Element]) -> etree._Element:
     """The candidate sharing the longest tag path suffix with ``a`` (first on ties)."""
     return max(cands, key=lambda n: _suffix_len(a, n))
@@ -177,7 +188,7 @@ def induce_roots(
     """
     if len(per_record) < 2:
         return None
-    best: tuple[tuple[int, int], list[etree._Element]] | None = None
+    best: tuple[tuple[int, int, int], list[etree._Element]] | None = None
     nfields = max(len(r) for r in per_record)
     for f in range(nfields):
         if any(f >= len(rec) or not rec[f] for rec in per_record):
@@ -197,7 +208,8 @@ def induce_roots(
                 for cands in rec
                 if any(n is root or root in n.iterancestors() for n in cands)
             )
-            score = (held, -len(_elements(roots[0].xpath("ancestor::*"))))
+            chrome = sum(1 for r in roots if _in_chrome(r))
+            score = (held, -chrome, -len(_elements(roots[0].xpath("ancestor::*"))))
             if best is None or score > best[0]:
                 best = (score, roots)
     if best is not None:
