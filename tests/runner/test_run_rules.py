@@ -178,3 +178,27 @@ def test_identical_records_with_one_key_merge_silently() -> None:
     merged = merge_records(records, plan)
     assert merged.duplicates == {} and list(merged.seen) == ["111"]
     assert merged.sources["111"].listed
+
+
+def test_connection_refused_is_the_reason_of_the_error(tmp_path: Path) -> None:
+    import socket
+    from dataclasses import replace
+
+    from anchorpath._config import Settings
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sdir = tmp_path / "selectors"
+    sdir.mkdir()
+    (sdir / "books.json").write_text(json.dumps(SELECTOR), encoding="utf-8")
+    base = Settings()
+    settings = replace(base, fetch=replace(base.fetch, allow_private_networks=True))
+    opts = RunOptions(
+        "books", sdir, tmp_path / "state", base_url=f"http://127.0.0.1:{port}", settings=settings
+    )
+    r = run_site(opts)
+    assert (r.verdict, r.exit_code) == ("error", 1)
+    assert r.reason is not None
+    assert r.reason.startswith(f"cannot connect to 127.0.0.1:{port} (connection refused): ")
+    assert "robots" not in r.reason

@@ -105,7 +105,12 @@ def execute_run(
 ) -> RunResult:
     """Run the pipeline with a progress display on ``console`` (library part of the command)."""
     if not show_progress:
-        return run_site(options, fetcher_factory=fetcher_factory)
+        # Quiet (or not a terminal): no progress line, but notes still reach the person.
+        def notes(kind: str, data: Mapping[str, Any]) -> None:
+            if kind == "note":
+                console.print(_safe(data.get("message", "")))
+
+        return run_site(options, fetcher_factory=fetcher_factory, progress=notes)
     with Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -275,8 +276,12 @@ class _Run:
             verdict, result.reason = "error", fatal
         elif not cp.pages:
             verdict = "error"
-            result.reason = "no page could be fetched" + (
-                f": {result.errors[0]}" if result.errors else ""
+            first = result.errors[0] if result.errors else ""
+            cause = re.search(r"cannot connect to \S+ \([^)]*\)", first)
+            result.reason = (
+                f"{cause.group(0)}: no page could be fetched (first: {first.split(': ')[0]})"
+                if cause
+                else "no page could be fetched" + (f": {first}" if first else "")
             )
         elif result.records == 0 and looks_empty(cp.pages):
             verdict = "empty-source"
