@@ -66,11 +66,15 @@ def run(
     *,
     selector: dict[str, Any] | None = None,
     gone: dict[str, int] | None = None,
+    encoding: str = "utf-8",
     **kw: Any,
 ) -> RunResult:
     sdir = tmp_path / "selectors"
     sdir.mkdir(exist_ok=True)
     (sdir / "books.json").write_text(json.dumps(selector or SELECTOR), encoding="utf-8")
+
+    if encoding != "utf-8":  # the bytes are in ``encoding``, the header still says utf-8
+        pages = {u: b.decode().encode(encoding) for u, b in pages.items()}
 
     def route(url: str) -> Route:
         if gone and url in gone:
@@ -202,3 +206,15 @@ def test_connection_refused_is_the_reason_of_the_error(tmp_path: Path) -> None:
     assert r.reason is not None
     assert r.reason.startswith(f"cannot connect to 127.0.0.1:{port} (connection refused): ")
     assert "robots" not in r.reason
+
+
+def test_charset_mismatch_is_named_in_the_report(tmp_path: Path) -> None:
+    sel = copy.deepcopy(SELECTOR)
+    sel["page_types"]["detail"]["fields"]["title"]["pattern"] = "^[가-힣 ]+$"
+    books = {f"/book/{i}": (f"{i}{i}{i}", t) for i, t in enumerate(["원료", "의약품", "등록"], 1)}
+    r = run(tmp_path, site(books), selector=sel, encoding="cp949")
+    assert r.charset and "declared utf-8, but the bytes are cp949" in r.charset[0]
+    assert r.reason is not None and r.reason.startswith("charset mismatch on 4 page(s)")
+    report = json.loads((r.run_dir / "report.json").read_text())
+    assert len(report["charset"]) == 4
+    assert "## Charset mismatch (4 pages)" in (r.run_dir / "report.md").read_text()

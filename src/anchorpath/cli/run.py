@@ -166,6 +166,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         hidden = len(result.events) - len(shown)
         if hidden > 0:
             console.print(f"… and {hidden} more (see the report)")
+    for line in result.charset[:3]:
+        console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
+    if len(result.charset) > 3:
+        console.print(f"[yellow]… and {len(result.charset) - 3} more pages (see the report)[/]")
     if result.duplicates:
         keys = ", ".join(
             f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"

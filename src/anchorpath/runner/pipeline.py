@@ -291,6 +291,15 @@ class _Run:
                 stats, history, invalid_emitted, result.records, sf
             )
         result.drift = drift_obj.to_dict() if drift_obj is not None else None
+        result.charset = [
+            f"{p['url']}: {p['charset_note']}" for p in cp.pages if p.get("charset_note")
+        ]
+        if result.charset and verdict in ("drift", "error"):
+            # Name the cause: garbled values fail their schema because of the page's encoding.
+            n = len(result.charset)
+            result.reason = (
+                f"charset mismatch on {n} page(s) ({result.charset[0]}); " + (result.reason or "")
+            ).rstrip("; ")
         # How much of the site this run saw (reported for every verdict; withdrawals also need
         # every emitted record to be identifiable, checked below).
         crawl_complete = self.frontier.complete(state) and not result.errors
