@@ -226,4 +226,4 @@ def test_charset_mismatch_names_the_real_encoding() -> None:
     assert note is not None and note.startswith("declared utf-8, but the bytes are cp949")
     assert charset_mismatch(body, "euc-kr") is None  # declaration fits (as cp949)
     assert charset_mismatch(body, None) is None  # nothing declared: detection decides
-    assert charset_mismatch("<p>ok</p>".encode(), "utf-8") is None
+    assert charset_mismatch(b"<p>ok</p>", "utf-8") is None
