@@ -10,5 +10,8 @@ The runner never imports this package. Where things live:
 - ``candidates/``: grounding values to nodes and generating anchor-first XPath candidates;
 - ``scoring/``: mutations, verification and choosing one XPath per field;
 - ``pages/``: detail pages, list pages, record roots and pagination;
-- ``repair/``: repairing a drifted selector file from its bundle.
+- ``repair/``: repairing a drifted selector file from its bundle;
+- ``llm/``: LLM-proposed fields and values (client, cache, ledger, verbatim guard, perturbation
+  grounding) handed to the core as example values; ``prune/``: what the LLM sees of a page;
+- ``seeds_render``: seed pages rendered by Chromium through ``anchorpath.fetch``.
 """

@@ -50,6 +50,7 @@ __all__ = [
     "assemble_site",
     "author_page_type",
     "author_site",
+    "site_id",
 ]
 
 
@@ -236,6 +237,11 @@ def author_page_type(
     )
 
 
+def site_id(name: str) -> str:
+    """The file-name-safe id of a site called ``name`` (``"My Shop"`` → ``my-shop``)."""
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+
+
 def assemble_site(
     name: str,
     results: Sequence[AuthoringResult],
@@ -252,7 +258,7 @@ def assemble_site(
     """
     if not results:
         raise AuthoringError("no authored page types to assemble")
-    site_id = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+    sid = site_id(name)
     page_types = {}
     for r in results:
         if r.page_type.name in page_types:
@@ -271,7 +277,7 @@ def assemble_site(
     seeds = tuple(Seed(s.url, s.sha256) for r in results for s in r.seeds)
     prov = Provenance(method="examples", author=author, tool_version=__version__, seeds=seeds)
     return SelectorFile(
-        site=Site(site_id, site_name or name),
+        site=Site(sid, site_name or name),
         version=1,
         fetch=FetchSpec(start_urls=tuple(urls), pagination=pagination),
         page_types=page_types,

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +15,41 @@ import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 
-__all__ = ["edit_cmd", "review_and_write"]
+__all__ = ["edit_cmd", "review_and_write", "session_source"]
 
 #: Seeds an ``author edit`` session takes from the file's fixtures when none are given.
 EDIT_SEEDS = 3
+
+
+@contextlib.contextmanager
+def session_source(
+    examples: Mapping[str, Any] | None, llm: bool, settings: Any, site: str
+) -> Iterator[Any]:
+    """Where the session's added fields get values: the examples, else (when the LLM was
+    used) the configured model through its cache and ledger, else nobody (typed values)."""
+    from anchorpath.authoring.session.sources import ExampleValues, LLMValues
+
+    if examples is not None:
+        yield ExampleValues(examples)
+        return
+    if not llm:
+        yield None
+        return
+    from anchorpath.authoring.llm import make_client
+
+    sid = re.sub(r"[^a-z0-9._-]+", "-", site.lower()).strip("-._") or "site"
+    try:
+        client = make_client(settings, sid)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield LLMValues(
+            client,
+            budget=settings.llm.token_budget,
+            perturbation_rounds=settings.llm.perturbation_rounds,
+        )
+    finally:
+        client.close()
 
 
 def review_and_write(
@@ -96,8 +129,6 @@ def _pick_page_type(sf: Any, name: str | None) -> str:
 
 
 def _fixture_seeds(sf: Any, path: Path, page_type: str) -> list[Any]:
-    import re
-
     from anchorpath.authoring.seeds import load_seed
 
     rx = re.compile(sf.page_types[page_type].match)

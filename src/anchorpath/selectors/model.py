@@ -78,6 +78,7 @@ class Provenance:
     tool_version: str | None = None
     seeds: tuple[Seed, ...] = ()
     notes: str | None = None
+    endpoint: str | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Provenance:
@@ -91,6 +92,7 @@ class Provenance:
                 Seed(s["url"], s.get("sha256"), s.get("snapshot")) for s in d.get("seeds", [])
             ),
             notes=d.get("notes"),
+            endpoint=d.get("endpoint"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -99,6 +101,7 @@ class Provenance:
                 ("method", self.method),
                 ("author", self.author),
                 ("model", self.model),
+                ("endpoint", self.endpoint),
                 ("prompt_hash", self.prompt_hash),
                 ("tool_version", self.tool_version),
                 ("seeds", [s.to_dict() for s in self.seeds]),
@@ -366,8 +369,17 @@ class SelectorFile:
     # -- convenience -------------------------------------------------------------------------
 
     def unrunnable_reason(self) -> str | None:
-        """Why a run cannot use this file as it stands (a start URL that is not http(s), as
-        authoring from saved pages without their URLs writes), or None."""
+        """Why a run cannot use this file as it stands (a start URL with credentials, or one
+        that is not http(s), as authoring from saved pages without their URLs writes), or
+        None. Never repeats a credential."""
+        from urllib.parse import urlsplit
+
+        for u in self.fetch.start_urls:
+            if u.startswith(("http://", "https://")) and "@" in urlsplit(u).netloc:
+                return (
+                    f"start URL {urlsplit(u).hostname!r} carries credentials (user:password@): "
+                    "anchorpath never sends credentials; remove them from fetch.start_urls"
+                )
         bad = [u for u in self.fetch.start_urls if not u.startswith(("http://", "https://"))]
         if not bad:
             return None

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage
 
-__all__ = ["ExampleValues", "ValueSource"]
+__all__ = ["ExampleValues", "LLMValues", "ValueSource"]
 
 
 class ValueSource(Protocol):
@@ -63,3 +63,43 @@ class ExampleValues:
 
     def cost(self) -> str | None:
         return None
+
+
+class LLMValues:
+    """Values the model proposes for one field at a time, through the same checks as LLM
+    authoring (verbatim guard with one re-ask, perturbation grounding). Answers come from the
+    response cache when they can; asking again bypasses it. Every call is in the ledger."""
+
+    def __init__(self, client: Any, *, budget: int = 2500, perturbation_rounds: int = 1) -> None:
+        self.client = client
+        self.budget = budget
+        self.perturbation_rounds = perturbation_rounds
+        self.name = f"LLM {getattr(client, 'model', '')}".strip()
+        self.notes: list[str] = []
+
+    def values(
+        self, field: FieldRequest, pages: Sequence[SeedPage], *, again: bool = False
+    ) -> list[Any] | None:
+        from anchorpath.authoring.llm.cache import CachedClient
+        from anchorpath.authoring.llm.propose import propose
+
+        client = self.client
+        if again and isinstance(client, CachedClient):
+            client = CachedClient(client.inner, None, client.ledger)  # no cache, same ledger
+        props = propose(
+            client,
+            pages,
+            [field],
+            budget=self.budget,
+            perturbation_rounds=self.perturbation_rounds,
+        )
+        self.notes = list(props.problems)
+        out = [props.examples.get(p.source, {}).get(field.name) for p in pages]
+        return out if any(v not in (None, "", []) for v in out) else None
+
+    def cost(self) -> str | None:
+        ledger = getattr(self.client, "ledger", None)
+        if ledger is None:
+            return None
+        t = ledger.totals
+        return f"{t.calls} LLM call(s), ~${t.cost:.4f}"
