@@ -162,6 +162,7 @@ class PageReader:
                 {
                     "page_type": rec.page_type,
                     "url": rec.url,
+                    "via": item.via,
                     "values": dict(rec.values),
                     "problems": list(rec.problems),
                 }
