@@ -109,7 +109,7 @@ def summary(fd: FileDiff) -> str:
         out = ", ".join(bits) or "changed"
     if fd.sources:
         out += (
-            f"; replayed on {_sources(fd)}: {_total(fd, 'changed')} values changed, "
+            f"; replayed on {_sources(fd)}: {_plural(_total(fd, 'changed'), 'value')} changed, "
             f"{_total(fd, 'appeared')} appeared, {_total(fd, 'disappeared')} disappeared"
         )
         if _records(fd):
