@@ -27,9 +27,9 @@ def main() -> None:
 
 def _register() -> None:
     # Imported here, not at the top, because each module imports ``main``'s package.
-    from anchorpath.cli import author, demo, robots, run, selectors
+    from anchorpath.cli import author, demo, replay, robots, run, selectors
 
-    for module in (selectors, robots, run, demo, author):
+    for module in (selectors, robots, run, replay, demo, author):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -34,6 +34,7 @@ from anchorpath.runner.store import (
 __all__ = [
     "ACCEPT_PLAN",
     "COMMITTED",
+    "REPLAYED",
     "CommitPlan",
     "commit_records",
     "merge_records",
@@ -41,8 +42,11 @@ __all__ = [
     "record_key",
 ]
 
+#: Verdict of a run committed later by ``anchorpath replay --into store`` (its archived pages
+#: re-read with a newer selector version).
+REPLAYED = "replayed"
 #: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
-COMMITTED = ("ok", "accepted")
+COMMITTED = ("ok", "accepted", REPLAYED)
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
 ACCEPT_PLAN = "accept.json"
 

@@ -54,7 +54,7 @@ from anchorpath.runner.http import (
     is_ip_literal,
     join_headers,
 )
-from anchorpath.runner.origins import Origins, OriginState, RobotsState
+from anchorpath.runner.origins import Origins, OriginState, RobotsState, SharedPoliteness
 from anchorpath.runner.pages import RETRY_STATUS, WAIT_STATUS, PageGetter, Redirect
 from anchorpath.runner.politeness import PacingPolicy
 from anchorpath.runner.result import FetchResult, with_elapsed
@@ -103,7 +103,9 @@ class PoliteFetcher:
 
     Thread-safe. ``clock``/``sleep``/``wall_clock`` are injectable for tests; ``transport``
     replaces httpx's transport; ``resolver`` replaces DNS (``(host, port) -> [addresses]``).
-    Set ``demo=True`` to silence the placeholder-contact warning.
+    Set ``demo=True`` to silence the placeholder-contact warning. ``shared`` makes this fetcher
+    use a politeness registry shared with other fetchers (``run --all``: one pace and one
+    robots.txt per origin across sites, one global cap on requests in flight).
     """
 
     def __init__(
@@ -122,6 +124,7 @@ class PoliteFetcher:
         resolver: Resolver | None = None,
         content_types: Iterable[str] = DEFAULT_CONTENT_TYPES,
         demo: bool = False,
+        shared: SharedPoliteness | None = None,
     ) -> None:
         self.config = config
         self.user_agent = user_agent_string(config)
@@ -141,10 +144,15 @@ class PoliteFetcher:
                 DEFAULT_CONTACT,
             )
         # The parts share the clocks, counters and per-origin state; see the map at the top.
-        slots = threading.BoundedSemaphore(max(1, config.global_concurrency))
+        if shared is not None:  # run --all: one registry for every site's fetcher
+            slots = shared.slots
+            table = shared.table
+        else:
+            slots = threading.BoundedSemaphore(max(1, config.global_concurrency))
+            table = None
         policy = PacingPolicy(config.min_delay, config.delay_factor, config.max_delay)
         self._origins = Origins(
-            policy, clock=clock, sleep=sleep, on_event=on_event, started=self._started
+            policy, clock=clock, sleep=sleep, on_event=on_event, started=self._started, table=table
         )
         self._http = HttpClient(
             config, self.user_agent, clock=clock, transport=transport, resolver=resolver

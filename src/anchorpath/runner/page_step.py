@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,12 @@ from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
+    "ExtractedPage",
     "PageReader",
     "PageRecord",
     "close",
     "default_fetcher",
+    "extract_page",
     "fetch_counters",
     "login_wall",
     "site_config",
@@ -119,6 +121,66 @@ class PageRecord:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class ExtractedPage:
+    """One page's contribution to a run: its :class:`PageRecord` (as a dict, as the checkpoint
+    keeps it), its records, and where the crawl goes next."""
+
+    page: dict[str, Any]
+    records: list[dict[str, Any]]
+    next_url: str | None
+    links: tuple[str, ...]
+
+
+def extract_page(
+    compiled: Any,
+    url: str,
+    final_url: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    charset: str | None,
+    *,
+    source: str = "archive",
+) -> ExtractedPage:
+    """Parse and extract one page (no I/O): shared by live runs, resumes and ``replay``.
+
+    Raises ``OriginBlocked`` for a login wall.
+    """
+    lower = {k.lower(): v for k, v in dict(headers).items()}
+    doc = parse_html(body, charset, plain=True)
+    pr = evaluate_page(compiled, doc, final_url or url)
+    if login_wall(doc, pr):
+        raise OriginBlocked(
+            f"{url}: login wall (a password form where the page's records should be)",
+            url=url,
+            reason="login-wall",
+        )
+    records = [
+        {
+            "page_type": rec.page_type,
+            "url": rec.url,
+            "values": dict(rec.values),
+            "problems": list(rec.problems),
+        }
+        for rec in pr.records
+    ]
+    page = PageRecord(
+        url=url,
+        final_url=final_url,
+        status=status,
+        etag=lower.get("etag"),
+        last_modified=lower.get("last-modified"),
+        sha256=hashlib.sha256(body).hexdigest(),
+        page_type=pr.page_type,
+        records=len(pr.records),
+        record_root_count=pr.record_root_count,
+        anchors_present=dict(pr.anchors_present),
+        source=source,
+    )
+    return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
+
+
 class PageReader:
     """Reads a run's pages: replays archived ones, fetches the rest with a fetcher made by
     ``make_fetcher`` on first use (``fetcher`` is None until then)."""
@@ -162,36 +224,9 @@ class PageReader:
             body, headers, final_url, status = res.body, res.headers, res.final_url, res.status
             charset = res.charset
             source = "fetch"
-        lower = {k.lower(): v for k, v in dict(headers).items()}
-        doc = parse_html(body, charset, plain=True)
-        pr = evaluate_page(self.compiled, doc, final_url or item.url)
-        if login_wall(doc, pr):
-            raise OriginBlocked(
-                f"{item.url}: login wall (a password form where the page's records should be)",
-                url=item.url,
-                reason="login-wall",
-            )
-        for rec in pr.records:
-            cp.records.append(
-                {
-                    "page_type": rec.page_type,
-                    "url": rec.url,
-                    "values": dict(rec.values),
-                    "problems": list(rec.problems),
-                }
-            )
-        page = PageRecord(
-            url=item.url,
-            final_url=final_url,
-            status=status,
-            etag=lower.get("etag"),
-            last_modified=lower.get("last-modified"),
-            sha256=hashlib.sha256(body).hexdigest(),
-            page_type=pr.page_type,
-            records=len(pr.records),
-            record_root_count=pr.record_root_count,
-            anchors_present=dict(pr.anchors_present),
-            source=source,
+        out = extract_page(
+            self.compiled, item.url, final_url, status, headers, body, charset, source=source
         )
-        cp.pages.append(page.to_dict())
-        return pr.next_url, pr.links
+        cp.records.extend(out.records)
+        cp.pages.append(out.page)
+        return out.next_url, out.links
