@@ -1,6 +1,6 @@
 """Held-out DOM mutations for the robustness part of bench/swde.py.
 
-Written for the benchmark and independent of ``anchorpath.authoring.mutate`` (which authoring
+Written for the benchmark and independent of ``anchorpath.authoring.scoring.mutate`` (which authoring
 uses to score candidates): separate code, its own random seed, and operators authoring never
 sees (``restyle``, ``inline_before``, ``ascii_entities`` are not in its set). Every operator
 keeps the rendered text of the gold values unchanged, so the SWDE ground truth stays valid; what

@@ -10,8 +10,9 @@ import argparse
 import statistics
 import time
 
-from anchorpath.authoring import FieldRequest, author_page_type, seed_from_html
-from anchorpath.authoring.induce import assemble_site
+from anchorpath.authoring.induce import assemble_site, author_page_type
+from anchorpath.authoring.reports import FieldRequest
+from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.authoring.synth import DETAIL_FIELDS, detail_page, detail_record
 from anchorpath.selectors.evaluate import extract
 

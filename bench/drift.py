@@ -81,14 +81,8 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath.runner.drift import (
-    RunStats,
-    check_drift,
-    field_stats,
-    merge_stats,
-    seed_baseline,
-    update_baseline,
-)
+from anchorpath.runner.drift.check import check_drift, seed_baseline, update_baseline
+from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.selectors.evaluate import (
     PageResult,
     compile_selectors,
@@ -401,7 +395,8 @@ def webevo_authored_cases(webevo: Sequence[Case]) -> tuple[list[Case], list[str]
     means the selector now points elsewhere.
     """
     try:
-        from anchorpath.authoring.induce import FieldRequest, author_site
+        from anchorpath.authoring.induce import author_site
+        from anchorpath.authoring.reports import FieldRequest
         from anchorpath.authoring.seeds import seed_from_html
     except ImportError:
         return [], ["anchorpath.authoring not importable: suite skipped"]

@@ -19,9 +19,10 @@ import time
 from dataclasses import replace
 
 from anchorpath._config import FetchConfig
-from anchorpath.runner.events import FetchEvent
-from anchorpath.runner.fetch import FetchResult, PoliteFetcher
-from anchorpath.runner.testing import FaultServer, ok
+from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.polite import PoliteFetcher
+from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.testing import FaultServer, ok
 
 
 def run(

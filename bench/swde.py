@@ -124,7 +124,9 @@ class Authored:
 
 
 def author(site: Site, *, multi: Mapping[str, bool]) -> Authored:
-    from anchorpath.authoring import FieldRequest, author_site, seed_from_html
+    from anchorpath.authoring.induce import author_site
+    from anchorpath.authoring.reports import FieldRequest
+    from anchorpath.authoring.seeds import seed_from_html
 
     seeds = [seed_from_html(p.html, p.url, source=p.key) for p in site.seeds]
     fields = [FieldRequest(a, "list" if multi[a] else "string") for a in site.attributes]

@@ -20,6 +20,8 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── ArchiveError                a WARC file cannot be written or read
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
+    ├── BundleError                 a drift bundle cannot be written or read
+    ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file
         ├── GroundingError              an example value matches no node of a seed page
         └── LLMError                    the LLM endpoint failed or answered nonsense
@@ -32,6 +34,7 @@ __all__ = [
     "ArchiveError",
     "AuthoringError",
     "BrowserError",
+    "BundleError",
     "ConfigError",
     "DeadlineExceeded",
     "DecodeError",
@@ -41,6 +44,7 @@ __all__ = [
     "GroundingError",
     "LLMError",
     "OriginBlocked",
+    "ReviewError",
     "RobotsDisallowed",
     "RunError",
     "SelectorFileError",
@@ -142,6 +146,15 @@ class StoreError(AnchorpathError):
 
 class RunError(AnchorpathError):
     """A run cannot start or continue (lock held by a live run, unknown site, ...)."""
+
+
+class BundleError(AnchorpathError):
+    """A drift bundle cannot be written, or read back for re-authoring."""
+
+
+class ReviewError(AnchorpathError):
+    """A selector review (``anchorpath diff`` / ``check``) cannot read what it compares:
+    a bad ``SITE@N`` version, a git failure, an unreadable state directory."""
 
 
 class AuthoringError(AnchorpathError):

@@ -8,7 +8,9 @@ import warnings
 import pytest
 
 from anchorpath._errors import AuthoringError, GroundingError
-from anchorpath.authoring import FieldRequest, author_page_type, author_site, seed_from_html
+from anchorpath.authoring.induce import author_page_type, author_site
+from anchorpath.authoring.reports import FieldRequest
+from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.authoring.synth import DETAIL_FIELDS, detail_page, detail_record
 from anchorpath.selectors.evaluate import ExtractionWarning, extract
 from anchorpath.selectors.load import dump_selector_file, parse_selector_data
@@ -81,7 +83,7 @@ def test_extracts_examples_on_seeds_and_unseen_pages(authored) -> None:  # type:
 
 def test_fallbacks_extract_too(authored) -> None:  # type: ignore[no-untyped-def]
     sf, seeds, ex = authored
-    from anchorpath.authoring.verify import read_values
+    from anchorpath.authoring.scoring.verify import read_values
     from anchorpath.selectors.evaluate import parse_html
 
     doc = parse_html(seeds[1].html)
@@ -113,7 +115,7 @@ def test_optional_field_absent_on_one_seed() -> None:
         seeds.append(s)
         ex[s.source] = rec
     res = author_page_type(seeds, [FieldRequest("weight"), FieldRequest("pages")], ex)
-    from anchorpath.authoring.verify import read_values
+    from anchorpath.authoring.scoring.verify import read_values
     from anchorpath.selectors.evaluate import parse_html
 
     xp = res.page_type.fields["weight"].xpath

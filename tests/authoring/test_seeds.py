@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from anchorpath._errors import AuthoringError
-from anchorpath.authoring import load_seed
+from anchorpath.authoring.seeds import load_seed
 
 EUC = "<html><head><meta charset='euc-kr'></head><body>성분명</body></html>".encode("euc-kr")
 

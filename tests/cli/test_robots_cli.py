@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from anchorpath.cli import main
-from anchorpath.runner.testing import FaultServer
+from anchorpath.fetch.testing import FaultServer
 
 ROBOTS = "User-agent: *\nDisallow: /\nAllow: /public/\n\nUser-agent: Googlebot\nAllow: /\n"
 

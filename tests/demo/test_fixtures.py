@@ -30,7 +30,8 @@ from anchorpath.demo.golden import (
     detail_records,
     fixture_entries,
 )
-from anchorpath.runner.pipeline import RunOptions, run_site
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import dump_selector_file, load_selector_file
 

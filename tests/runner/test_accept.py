@@ -22,11 +22,12 @@ from anchorpath._config import FetchConfig
 from anchorpath._errors import FetchFailed, OriginBlocked
 from anchorpath.cli import main
 from anchorpath.cli.run import print_summary
+from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.accept import AcceptRefused, accept_run
-from anchorpath.runner.fetch import FetchResult
-from anchorpath.runner.pipeline import RunOptions, RunResult, run_site
-from anchorpath.runner.store import Store
-from anchorpath.runner.warc import WarcWriter
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.store.database import Store
 
 ORIGIN = "http://synth.test"
 PER_PAGE = 10

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     archived_pages,
@@ -11,8 +12,7 @@ from anchorpath.runner.checkpoint import (
     remove_checkpoint,
     save_checkpoint,
 )
-from anchorpath.runner.crawl import CrawlItem, CrawlState, Frontier
-from anchorpath.runner.warc import WarcWriter
+from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.selectors.load import parse_selector_data
 
 

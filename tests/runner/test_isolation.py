@@ -12,20 +12,20 @@ import anchorpath
 
 RUNNER_MODULES = [
     "anchorpath.runner.pipeline",
-    "anchorpath.runner.crawl",
-    "anchorpath.runner.store",
+    "anchorpath.runner.crawl.frontier",
+    "anchorpath.runner.store.database",
     "anchorpath.runner.checkpoint",
     "anchorpath.runner.lock",
-    "anchorpath.runner.urls",
-    "anchorpath.runner.simhash",
-    "anchorpath.runner.changerate",
-    "anchorpath.runner.validate",
+    "anchorpath.runner.crawl.urls",
+    "anchorpath.runner.store.simhash",
+    "anchorpath.runner.report.changerate",
+    "anchorpath.runner.drift.validate",
     # what the pipeline loads lazily while it runs
-    "anchorpath.runner.fetch",
-    "anchorpath.runner.warc",
-    "anchorpath.runner.drift",
-    "anchorpath.runner.report",
-    "anchorpath.runner.bundle",
+    "anchorpath.fetch.polite",
+    "anchorpath.fetch.warc",
+    "anchorpath.runner.drift.check",
+    "anchorpath.runner.report.render",
+    "anchorpath.runner.report.alert",
 ]
 
 
@@ -58,7 +58,13 @@ def test_cli_run_module_imports_only_runner_code() -> None:
     anchorpath_imports = [n for n in names if n.startswith("anchorpath.")]
     assert all(
         n.startswith(
-            ("anchorpath.runner", "anchorpath._", "anchorpath.selectors", "anchorpath.cli.options")
+            (
+                "anchorpath.runner",
+                "anchorpath.fetch",
+                "anchorpath._",
+                "anchorpath.selectors",
+                "anchorpath.cli.options",
+            )
         )
         for n in anchorpath_imports
     )

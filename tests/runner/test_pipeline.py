@@ -16,12 +16,14 @@ import pytest
 
 from anchorpath._config import FetchConfig
 from anchorpath._errors import FetchFailed, OriginBlocked, RunError
-from anchorpath.runner.fetch import FetchResult
+from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.warc import WarcWriter
+from anchorpath.runner.drift.validate import RecordValidator, record_schema
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import RunOptions, RunResult, record_key, run_site
-from anchorpath.runner.store import Store
-from anchorpath.runner.validate import RecordValidator, record_schema
-from anchorpath.runner.warc import WarcWriter
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.store.commit import record_key
+from anchorpath.runner.store.database import Store
 from anchorpath.selectors.load import parse_selector_data
 
 ORIGIN = "http://synth.test"

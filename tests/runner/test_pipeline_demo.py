@@ -22,8 +22,9 @@ import pytest
 
 from anchorpath._config import Settings
 from anchorpath.demo.data import expected_events, records_for_day
-from anchorpath.runner.pipeline import RunOptions, RunResult, run_site
-from anchorpath.runner.store import Store
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.store.database import Store
 
 DemoServer: Any
 try:

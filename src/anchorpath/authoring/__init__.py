@@ -1,33 +1,13 @@
 """Authoring: turn seed pages and example values into a verified selector file.
 
 Deterministic and LLM-free at its core (an LLM, when used, only supplies the example values).
-The runner never imports this package.
+The runner never imports this package. Where things live:
+
+- ``induce``: the entry points (``author_page_type``, ``author_site``, ``assemble_site``);
+- ``reports``: field requests, example values and the reports authoring answers with;
+- ``seeds``: loading seed pages; ``synth``: generated seed pages for tests and benchmarks;
+- ``candidates/``: grounding values to nodes and generating anchor-first XPath candidates;
+- ``scoring/``: mutations, verification and choosing one XPath per field;
+- ``pages/``: detail pages, list pages, record roots and pagination;
+- ``repair/``: repairing a drifted selector file from its bundle.
 """
-
-from __future__ import annotations
-
-from anchorpath.authoring.induce import (
-    AuthoringResult,
-    CandidateScore,
-    Examples,
-    FieldReport,
-    FieldRequest,
-    assemble_site,
-    author_page_type,
-    author_site,
-)
-from anchorpath.authoring.seeds import SeedPage, load_seed, seed_from_html
-
-__all__ = [
-    "AuthoringResult",
-    "CandidateScore",
-    "Examples",
-    "FieldReport",
-    "FieldRequest",
-    "SeedPage",
-    "assemble_site",
-    "author_page_type",
-    "author_site",
-    "load_seed",
-    "seed_from_html",
-]

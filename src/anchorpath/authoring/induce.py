@@ -1,15 +1,16 @@
 """The top-level authoring API: seeds + field list + example values -> verified selectors.
 
 Deterministic and LLM-free. For every field: ground the example values to DOM nodes on every
-seed (``ground.py``), generate anchor-first XPath candidates (``xpathgen.py``), keep those that
-reproduce the examples exactly on every seed, score them under synthetic DOM mutations
-(``mutate.py`` / ``verify.py``) and keep the best plus up to two fallbacks. List pages get a
-record root induced from the example records (``records.py``) and field XPaths relative to it.
+seed (``candidates.ground``), generate anchor-first XPath candidates (``candidates.xpathgen``),
+keep those that reproduce the examples exactly on every seed, score them under synthetic DOM
+mutations (``scoring.mutate`` / ``scoring.verify``) and keep the best plus up to two fallbacks.
+List pages get a record root induced from the example records (``pages.records``) and field
+XPaths relative to it.
 
 Where the parts live: request and report types in ``reports.py``; choosing one field's XPath
-(verify, mutation-score, rank, fallbacks) in ``choose.py``; the per-template work in
-``detail_pages.py`` and ``list_pages.py``; this module checks the input and assembles page
-types and selector files. Every name it exported before the split is still importable here.
+(verify, mutation-score, rank, fallbacks) in ``scoring.choose``; the per-template work in
+``pages.detail`` and ``pages.listing``; this module checks the input and assembles page
+types and selector files.
 """
 
 from __future__ import annotations
@@ -23,19 +24,13 @@ from urllib.parse import urlsplit
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._version import __version__
-
-# Re-exported (``as``): the scoring limits lived here before the split.
-from anchorpath.authoring.choose import MAX_PREVIEW as MAX_PREVIEW
-from anchorpath.authoring.choose import MAX_SCORED as MAX_SCORED
-from anchorpath.authoring.detail_pages import author_detail
-from anchorpath.authoring.ground import DocIndex
-from anchorpath.authoring.list_pages import author_list
-from anchorpath.authoring.records import detect_pagination
+from anchorpath.authoring.candidates.ground import DocIndex
+from anchorpath.authoring.pages.detail import author_detail
+from anchorpath.authoring.pages.listing import author_list
+from anchorpath.authoring.pages.records import detect_pagination
 from anchorpath.authoring.reports import (
     AuthoringResult,
-    CandidateScore,
     Examples,
-    FieldReport,
     FieldRequest,
 )
 from anchorpath.authoring.seeds import SeedPage
@@ -52,11 +47,6 @@ from anchorpath.selectors.model import (
 )
 
 __all__ = [
-    "AuthoringResult",
-    "CandidateScore",
-    "Examples",
-    "FieldReport",
-    "FieldRequest",
     "assemble_site",
     "author_page_type",
     "author_site",

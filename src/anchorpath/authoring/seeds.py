@@ -16,7 +16,12 @@ from typing import Any
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.selectors.decode import decode_html
 
-__all__ = ["FetchLike", "SeedPage", "load_seed", "seed_from_html"]
+__all__ = [
+    "FetchLike",
+    "SeedPage",
+    "load_seed",
+    "seed_from_html",
+]
 
 #: ``fetch(url) -> bytes``, or an object with ``fetch(url)`` returning bytes or something with
 #: ``.body`` (and optionally ``.charset`` / ``.final_url``), like the runner's ``FetchResult``.

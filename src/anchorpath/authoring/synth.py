@@ -12,7 +12,13 @@ import html
 import json
 import random
 
-__all__ = ["DETAIL_FIELDS", "detail_page", "detail_record", "list_page", "list_records"]
+__all__ = [
+    "DETAIL_FIELDS",
+    "detail_page",
+    "detail_record",
+    "list_page",
+    "list_records",
+]
 
 #: (field, label, layout) of the detail template, in page order.
 DETAIL_FIELDS: tuple[tuple[str, str, str], ...] = (

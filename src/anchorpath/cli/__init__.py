@@ -22,14 +22,16 @@ def main() -> None:
       anchorpath validate selectors/*.json
       anchorpath extract -s selectors/mfds-dmf.json page.html
       anchorpath run mfds-dmf
+      anchorpath check selectors/
+      anchorpath diff --git origin/main --format md
     """
 
 
 def _register() -> None:
     # Imported here, not at the top, because each module imports ``main``'s package.
-    from anchorpath.cli import author, demo, replay, robots, run, selectors
+    from anchorpath.cli import author, demo, replay, review, robots, run, selectors
 
-    for module in (selectors, robots, run, replay, demo, author):
+    for module in (selectors, robots, run, replay, demo, author, review):
         for command in module.COMMANDS:
             main.add_command(command)
 

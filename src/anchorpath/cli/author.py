@@ -41,7 +41,7 @@ def _read_examples(path: str) -> dict[str, Any]:
 def _field_requests(
     examples: dict[str, Any], types: tuple[str, ...], required: tuple[str, ...]
 ) -> list[Any]:
-    from anchorpath.authoring import FieldRequest
+    from anchorpath.authoring.reports import FieldRequest
 
     names: list[str] = []
     for per_seed in examples.values():
@@ -170,8 +170,8 @@ def new_site(
           --seed d2.html --seed-url http://x/view?id=2 --examples ex.json --required reg_no --yes
     """
     from anchorpath._config import load_settings
-    from anchorpath.authoring import author_page_type, load_seed
-    from anchorpath.authoring.induce import assemble_site
+    from anchorpath.authoring.induce import assemble_site, author_page_type
+    from anchorpath.authoring.seeds import load_seed
     from anchorpath.selectors.load import dump_selector_file, save_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
@@ -180,7 +180,7 @@ def new_site(
     try:
         settings = load_settings()
         if any(s.startswith(("http://", "https://")) for s in seeds):
-            from anchorpath.runner.fetch import PoliteFetcher
+            from anchorpath.fetch.polite import PoliteFetcher
 
             fetcher = PoliteFetcher(settings.fetch)
         examples = _read_examples(examples_path)

@@ -65,13 +65,9 @@ def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool,
       anchorpath run mfds-dmf
     """
     from anchorpath._config import load_settings
-    from anchorpath.authoring.repair import (
-        dump_preview,
-        read_bundle,
-        render_diff,
-        repair_from_bundle,
-        save_repair,
-    )
+    from anchorpath.authoring.repair.pipeline import repair_from_bundle, save_repair
+    from anchorpath.authoring.repair.result import dump_preview, render_diff
+    from anchorpath.bundle import read_bundle
 
     try:
         manifest = read_bundle(bundle)

@@ -103,7 +103,8 @@ def demo_group(ctx: click.Context) -> None:
 def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundle: Any) -> bool:
     """The demo's last act: repair from the day-3 bundle, then run day 3 again."""
     from anchorpath._errors import AnchorpathError
-    from anchorpath.authoring.repair import render_diff, repair_from_bundle
+    from anchorpath.authoring.repair.pipeline import repair_from_bundle
+    from anchorpath.authoring.repair.result import render_diff
     from anchorpath.cli.run import run_demo
 
     console.rule("[bold]Repair[/] · re-author the broken fields from the alert bundle")

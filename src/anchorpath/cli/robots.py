@@ -10,7 +10,7 @@ import click
 
 from anchorpath._config import FetchConfig, load_settings
 from anchorpath._errors import AnchorpathError
-from anchorpath.runner.robots import Decision, RobotsFile, parse_robots, product_token
+from anchorpath.fetch.robots import Decision, RobotsFile, parse_robots, product_token
 
 __all__ = ["COMMANDS", "robots_group"]
 
@@ -130,7 +130,7 @@ def check(
 def _check_fetched(
     config: FetchConfig, cache_dir: str, token: str, urls: list[str], as_json: bool
 ) -> None:
-    from anchorpath.runner.fetch import PoliteFetcher
+    from anchorpath.fetch.polite import PoliteFetcher
 
     warned: set[int] = set()
     with PoliteFetcher(config, cache_dir=cache_dir) as fetcher:

@@ -21,8 +21,9 @@ from anchorpath._errors import AnchorpathError
 from anchorpath.cli.options import config_option, executor_option, selectors_option, state_option
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.executor import open_executor, parse_executor
-from anchorpath.runner.pipeline import FetcherFactory, RunOptions, RunResult, run_site
+from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
+from anchorpath.runner.run_types import FetcherFactory, RunOptions, RunResult
 
 __all__ = [
     "COMMANDS",
@@ -451,8 +452,8 @@ _DAY_STORY = {
 def _demo_fetcher(
     config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
 ) -> Any:
-    from anchorpath.runner.fetch import PoliteFetcher
-    from anchorpath.runner.warc import WarcWriter
+    from anchorpath.fetch.polite import PoliteFetcher
+    from anchorpath.fetch.warc import WarcWriter
 
     return PoliteFetcher(
         config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event, demo=True

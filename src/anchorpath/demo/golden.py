@@ -1,7 +1,7 @@
 """Golden fixtures of the demo selector file: day-1 snapshots and the records expected from them.
 
 The drift gate seeds its first baseline from a selector file's ``fixtures`` (see
-:func:`anchorpath.runner.drift.seed_baseline`); without them day 1 would be accepted blindly.
+:func:`anchorpath.runner.drift.check.seed_baseline`); without them day 1 would be accepted blindly.
 :func:`build_fixtures` renders them from the demo's ground truth:
 
 * the snapshots are the exact bytes the demo server serves on day 1 (CP949 / "euc-kr"), rendered

@@ -5,7 +5,7 @@ values legitimately changed shape. Such a run is quarantined, never joins the ga
 (built from committed runs only) and the alarm would repeat every day. :func:`accept_run`
 commits the quarantined records exactly as an ``ok`` run would have (events computed against
 the store's current records, one transaction, ``withdrawn`` only if that run's crawl was
-complete — :func:`anchorpath.runner.commit.commit_records`), marks the run ``accepted`` with
+complete — :func:`anchorpath.runner.store.commit.commit_records`), marks the run ``accepted`` with
 who and when, and its field statistics join the baseline.
 
 Refused (:class:`AcceptRefused`, one line): an unknown run id; a run that was not ``drift``
@@ -23,16 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import RunError
-from anchorpath.runner.commit import (
+from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.run_types import EXIT_OK, RunResult, now
+from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
     COMMITTED,
     CommitPlan,
     commit_records,
     page_rows,
 )
-from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.run_types import EXIT_OK, RunResult, now
-from anchorpath.runner.store import DB_NAME, RunRow, Store
+from anchorpath.runner.store.database import DB_NAME, RunRow, Store
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["AcceptRefused", "accept_run", "default_acceptor"]
@@ -105,7 +105,7 @@ def _load_quarantine(run: RunRow, state_dir: Path) -> tuple[CommitPlan, list[Any
 
 def _rewrite_report(result: RunResult) -> None:
     """The run's report files, now saying it was accepted and what it committed."""
-    from anchorpath.runner.report import write_reports
+    from anchorpath.runner.report.render import write_reports
 
     path = result.run_dir / "report.json"
     try:

@@ -197,7 +197,7 @@ def archived_pages(segments: list[Path]) -> dict[str, ArchivedPage]:
     A segment cut short by a kill is read up to its last complete record: the remainder is
     simply fetched again.
     """
-    from anchorpath.runner.warc import WarcReader
+    from anchorpath.fetch.warc import WarcReader
 
     out: dict[str, ArchivedPage] = {}
     for seg in segments:

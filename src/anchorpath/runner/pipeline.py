@@ -2,15 +2,15 @@
 
 :func:`run_site` is the library behind ``anchorpath run``. One run:
 
-1. takes the site's lock (``lock.py``) and loads the current selector file;
+1. takes the site's lock (:mod:`~anchorpath.runner.lock`) and loads the current selector file;
 2. finds an unfinished run of the site (a ``checkpoint.json`` left by a crash or ``kill -9``)
    and resumes it, or starts a new one in ``<state>/runs/<site>/<run_id>/``;
-3. crawls (``crawl.py``): every page goes through the polite fetcher, which archives it to the
-   run's WARC before anything parses it; pages already archived by an earlier attempt of the
-   same run are replayed from the WARC instead of fetched again; progress is checkpointed after
-   every page;
+3. crawls (:mod:`~anchorpath.runner.crawl`): every page goes through the polite fetcher,
+   which archives it to the run's WARC before anything parses it; pages already archived by
+   an earlier attempt of the same run are replayed from the WARC instead of fetched again;
+   progress is checkpointed after every page;
 4. extracts records, validates each against the JSON Schema derived from the field types
-   (``validate.py``) and computes the run's field statistics;
+   (:mod:`~anchorpath.runner.drift.validate`) and computes the run's field statistics;
 5. decides the verdict:
 
    ``blocked``
@@ -22,23 +22,23 @@
        the site answered with its usual page structure (anchor labels present) but listed no
        records – nothing is committed, exit 0;
    ``drift``
-       the drift gate (``drift.py``) found the output's shape off the baseline, or more than
-       10 % of the records broke their schema – results quarantined (with the
-       :class:`CommitPlan` that lets a person accept a false alarm later, ``accept.py``),
-       alert bundle written, exit 3;
+       the drift gate (:mod:`~anchorpath.runner.drift`) found the output's shape off the
+       baseline, or more than 10 % of the records broke their schema – results quarantined
+       (with the :class:`CommitPlan` that lets a person accept a false alarm later,
+       :mod:`~anchorpath.runner.accept`), alert bundle written, exit 3;
    ``ok``
        events computed and committed in one transaction – exit 0.
 
 Records of page types with ``emit: true`` go to the store, merged by the selector file's
-``key`` fields (``commit.py`` says how). ``withdrawn`` is only inferred from a complete crawl
-(no cap hit, every page fetched, no ``--url`` selection, every emitted record identifiable).
+``key`` fields (:mod:`~anchorpath.runner.store.commit` says how). ``withdrawn`` is only
+inferred from a complete crawl (no cap hit, every page fetched, no ``--url`` selection, every
+emitted record identifiable).
 
 Where the parts live: ``run_types.py`` (:class:`RunOptions`, :class:`RunResult`, exit codes),
-``resume.py`` (resume an unfinished run or start one), ``page_step.py`` (fetch or replay one
-page, extract, login wall), ``drift_gate.py`` (validation, field statistics, baseline),
-``commit.py`` (:class:`CommitPlan`, :func:`commit_records`, shared with ``accept.py``),
-``run_report.py`` (quarantine, alert bundle, change rate, report). This module orchestrates
-them; every name it defined before the split is still importable from here.
+``resume.py`` (resume an unfinished run or start one), ``crawl/`` (frontier, URLs, fetch or
+replay one page), ``drift/`` (validation, field statistics, baseline, the gate), ``store/``
+(SQLite, :class:`CommitPlan`, :func:`commit_records`, shared with ``accept.py``), ``report/``
+(quarantine, alert bundle, change rate, report files). This module only orchestrates them.
 """
 
 from __future__ import annotations
@@ -65,118 +65,54 @@ from anchorpath.runner.checkpoint import (
     remove_checkpoint,
     save_checkpoint,
 )
-from anchorpath.runner.commit import (
-    ACCEPT_PLAN,
-    COMMITTED,
-    CommitPlan,
-    commit_records,
-    merge_records,
-    page_rows,
-    record_key,
+from anchorpath.runner.crawl.frontier import CrawlState, Frontier
+from anchorpath.runner.crawl.pages import (
+    PageReader,
+    close,
+    default_fetcher,
+    fetch_counters,
+    site_config,
+    unreachable,
 )
-from anchorpath.runner.commit import _keep_stored_fields as _keep_stored_fields
-from anchorpath.runner.commit import _stored_values as _stored_values
-from anchorpath.runner.crawl import CrawlState, Frontier
-from anchorpath.runner.drift_gate import (
-    BASELINE_WINDOW,
-    INVALID_SHARE_DRIFT,
+from anchorpath.runner.drift.gate import (
     baseline,
-    drift_module,
-    fixture_records,
     gate,
     looks_empty,
     page_result,
     run_stats,
     validate_records,
 )
+from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.lock import SiteLock, lease_holds
-from anchorpath.runner.page_step import (
-    PageReader,
-    PageRecord,
-    close,
-    default_fetcher,
-    fetch_counters,
-    login_wall,
-    site_config,
-    unreachable,
-)
-from anchorpath.runner.resume import new_run_id, options_fingerprint, runs_dir, start_or_resume
-from anchorpath.runner.run_report import (
-    BUNDLE_SNAPSHOTS,
+from anchorpath.runner.report.summary import (
     change_rate,
     write_bundle,
     write_quarantine,
     write_report,
 )
+from anchorpath.runner.resume import runs_dir, start_or_resume
 from anchorpath.runner.run_types import (
-    EXIT_BLOCKED,
     EXIT_BY_VERDICT,
-    EXIT_DRIFT,
     EXIT_ERROR,
-    EXIT_OK,
-    EXIT_USAGE,
     FetcherFactory,
-    FetcherLike,
-    FetchResultLike,
     Progress,
     RunOptions,
     RunResult,
     now,
     warc_segments,
 )
-from anchorpath.runner.store import DB_NAME, RunRow, Store
-from anchorpath.runner.validate import RecordValidator
+from anchorpath.runner.store.commit import (
+    ACCEPT_PLAN,
+    CommitPlan,
+    commit_records,
+    page_rows,
+)
+from anchorpath.runner.store.database import DB_NAME, RunRow, Store
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = [
-    "ACCEPT_PLAN",
-    "BASELINE_WINDOW",
-    "BUNDLE_SNAPSHOTS",
-    "COMMITTED",
-    "EXIT_BLOCKED",
-    "EXIT_DRIFT",
-    "EXIT_ERROR",
-    "EXIT_OK",
-    "EXIT_USAGE",
-    "INVALID_SHARE_DRIFT",
-    "CommitPlan",
-    "CrawlJob",
-    "CrawlOutcome",
-    "FetchResultLike",
-    "FetcherFactory",
-    "FetcherLike",
-    "Progress",
-    "RunOptions",
-    "RunResult",
-    "commit_records",
-    "crawl_site",
-    "default_fetcher",
-    "merge_records",
-    "record_key",
-    "run_site",
-]
-
-
-# Names this module defined before it was split into the modules above, kept importable
-# from here (``from anchorpath.runner.pipeline import ...`` keeps working everywhere).
-_EXIT = EXIT_BY_VERDICT
-_Page = PageRecord
-_close = close
-_counters = fetch_counters
-_drift_module = drift_module
-_fixture_records = fixture_records
-_login_wall = login_wall
-_new_run_id = new_run_id
-_now = now
-_options_fingerprint = options_fingerprint
-_page_result = page_result
-_page_rows = page_rows
-_runs_dir = runs_dir
-_segments = warc_segments
-_site_config = site_config
-_unreachable = unreachable
+__all__ = ["CrawlJob", "CrawlOutcome", "crawl_site", "run_site"]
 
 
 @dataclass

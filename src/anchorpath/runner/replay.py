@@ -50,15 +50,9 @@ from typing import Any
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
-from anchorpath.runner.commit import (
-    ACCEPT_PLAN,
-    COMMITTED,
-    REPLAYED,
-    CommitPlan,
-    commit_records,
-    page_rows,
-)
-from anchorpath.runner.drift_gate import (
+from anchorpath.fetch.http import charset_of
+from anchorpath.runner.crawl.pages import extract_page
+from anchorpath.runner.drift.gate import (
     baseline,
     gate,
     looks_empty,
@@ -66,13 +60,19 @@ from anchorpath.runner.drift_gate import (
     run_stats,
     validate_records,
 )
+from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress
-from anchorpath.runner.http import charset_of
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.page_step import extract_page
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
-from anchorpath.runner.store import DB_NAME, Event, RunRow, Store, StoredRecord
-from anchorpath.runner.validate import RecordValidator
+from anchorpath.runner.store.commit import (
+    ACCEPT_PLAN,
+    COMMITTED,
+    REPLAYED,
+    CommitPlan,
+    commit_records,
+    page_rows,
+)
+from anchorpath.runner.store.database import DB_NAME, Event, RunRow, Store, StoredRecord
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import (
     dump_selector_file,
@@ -188,7 +188,7 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
     Runs on the executor (a Dask worker reads the segment from the shared state directory).
     A segment cut short by a kill is read up to its last complete record.
     """
-    from anchorpath.runner.warc import WarcReader
+    from anchorpath.fetch.warc import WarcReader
 
     sf, compiled = _compiled(shard.sf_text)
     reader = WarcReader([Path(shard.path)])

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath.runner.checkpoint import Checkpoint, load_checkpoint, remove_checkpoint
-from anchorpath.runner.crawl import Frontier
+from anchorpath.runner.crawl.frontier import Frontier
 from anchorpath.runner.run_types import Progress, RunOptions, now
-from anchorpath.runner.store import Store
+from anchorpath.runner.store.database import Store
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = ["find_unfinished", "new_run_id", "options_fingerprint", "runs_dir", "start_or_resume"]

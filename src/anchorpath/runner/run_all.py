@@ -6,7 +6,7 @@ group, crawled one after the other in one task, so one origin is never fetched b
 at once and no pacing state has to be shared between machines. Groups run concurrently
 (``--workers``, default ``max(fetch.global_concurrency, 32)`` groups at once), and in this
 process all of them share one politeness registry
-(:class:`~anchorpath.runner.origins.SharedPoliteness`): one pace and one robots.txt per origin,
+(:class:`~anchorpath.fetch.origins.SharedPoliteness`): one pace and one robots.txt per origin,
 and at most ``fetch.global_concurrency`` requests in flight in all.
 
 Each site keeps everything ``anchorpath run SITE`` has: its lock (held by this process for the
@@ -31,9 +31,10 @@ from typing import Any
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, RunError
+from anchorpath.fetch.origins import SharedPoliteness
+from anchorpath.fetch.safety import origin_of
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress, WorkerFailed
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.origins import SharedPoliteness
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
 from anchorpath.runner.run_types import (
     EXIT_ERROR,
@@ -42,8 +43,7 @@ from anchorpath.runner.run_types import (
     RunOptions,
     RunResult,
 )
-from anchorpath.runner.safety import origin_of
-from anchorpath.runner.store import DB_NAME, Store
+from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
@@ -180,8 +180,8 @@ class GroupJob:
 
 def _polite_factory(shared: SharedPoliteness, demo: bool) -> FetcherFactory:
     def make(config: Any, warc_path: Path, cache_dir: Path, on_event: Any) -> Any:
-        from anchorpath.runner.fetch import PoliteFetcher
-        from anchorpath.runner.warc import WarcWriter
+        from anchorpath.fetch.polite import PoliteFetcher
+        from anchorpath.fetch.warc import WarcWriter
 
         return PoliteFetcher(
             config,

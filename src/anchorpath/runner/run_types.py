@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from anchorpath._config import FetchConfig, Settings
-from anchorpath.runner.store import Event
+from anchorpath.runner.store.database import Event
 
 __all__ = [
     "EXIT_BLOCKED",

@@ -1,0 +1,41 @@
+"""The seam between a run (or authoring) and the network: the :class:`Fetcher` Protocol and the
+factory that makes one per run.
+
+:class:`~anchorpath.fetch.polite.PoliteFetcher` is the real one;
+:class:`~anchorpath.fetch.mock.MockFetcher` is the fake shipped for tests. Code that fetches
+annotates with :class:`Fetcher` and never cares which it got.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from anchorpath._config import FetchConfig
+from anchorpath.fetch.events import FetchCounters, FetchEvent
+from anchorpath.fetch.result import FetchResult
+
+__all__ = ["Fetcher", "FetcherFactory"]
+
+
+class Fetcher(Protocol):
+    """What the rest of anchorpath codes against."""
+
+    @property
+    def counters(self) -> FetchCounters:
+        """What this fetcher did so far (the denominators of a collection report)."""
+        ...
+
+    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
+        """Fetch one URL or raise a FetchError subclass."""
+        ...
+
+    def close(self) -> None:
+        """Release connections, browsers and archive files."""
+        ...
+
+
+#: ``(fetch_config, warc_path, cache_dir, on_event) -> fetcher``; the fetcher archives every
+#: response to ``warc_path`` before returning it.
+FetcherFactory = Callable[[FetchConfig, Path, Path, Callable[[FetchEvent], None]], Fetcher]

@@ -1,0 +1,232 @@
+"""One crawl step of a run: fetch a page (or replay it from the run's WARC), extract it, and
+add its records and signals to the checkpoint.
+
+The fetcher is made on the first page that is not replayed, so a resumed run whose pages are
+all archived opens no connection. It archives every page to the run's WARC segment before
+returning it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from anchorpath._config import FetchConfig
+from anchorpath._errors import OriginBlocked, RobotsDisallowed
+from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
+from anchorpath.runner.crawl.frontier import CrawlItem
+from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = [
+    "ExtractedPage",
+    "PageReader",
+    "PageRecord",
+    "close",
+    "default_fetcher",
+    "extract_page",
+    "fetch_counters",
+    "login_wall",
+    "site_config",
+    "unreachable",
+]
+
+
+def default_fetcher(
+    config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
+) -> Any:
+    """The polite fetcher, archiving to ``warc_path``."""
+    from anchorpath.fetch.polite import PoliteFetcher
+    from anchorpath.fetch.warc import WarcWriter
+
+    return PoliteFetcher(
+        config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event
+    )
+
+
+def site_config(base: FetchConfig, sf: SelectorFile) -> FetchConfig:
+    """Per-site politeness from the selector file: it may only slow the crawler down."""
+    over: dict[str, Any] = {}
+    for name, value in sf.fetch.politeness.items():
+        current = getattr(base, name, None)
+        if current is None:
+            continue
+        if name == "max_attempts":
+            over[name] = min(int(current), int(value))
+        else:
+            over[name] = max(float(current), float(value))
+    return replace(base, **over) if over else base
+
+
+def fetch_counters(counters: Any) -> dict[str, Any]:
+    """The fetcher's politeness counters as a plain dict (public fields of the dataclass)."""
+    if counters is None or not dataclasses.is_dataclass(counters):
+        return {}
+    return {
+        f.name: getattr(counters, f.name)
+        for f in dataclasses.fields(counters)
+        if not f.name.startswith("_")
+    }
+
+
+def unreachable(exc: Exception) -> bool:
+    """robots.txt could not be fetched at all (network error, 5xx): RFC 9309 makes that a
+    complete disallow, but for the scheduler the site is down, not refusing us."""
+    return isinstance(exc, RobotsDisallowed) and exc.reason == "unavailable"
+
+
+def login_wall(doc: Any, page: PageResult) -> bool:
+    """A page that yields nothing but holds a password field is a login wall.
+
+    The fetcher catches the common wall patterns; this second check runs after extraction, so
+    it also sees walls in any language or encoding. Pages with records are never called walls
+    (many sites show a login box beside their content).
+    """
+    filled = any(any(v not in (None, "", []) for v in r.values.values()) for r in page.records)
+    if filled:
+        return False
+    return bool(
+        doc.xpath("boolean(//input[translate(@type, 'PASSWORD', 'password') = 'password'])")
+    )
+
+
+def close(obj: Any) -> None:
+    """Call ``obj.close()`` if it has one."""
+    method = getattr(obj, "close", None)
+    if callable(method):
+        method()
+
+
+@dataclass
+class PageRecord:
+    """What one page contributed (kept in the checkpoint)."""
+
+    url: str
+    final_url: str
+    status: int
+    etag: str | None
+    last_modified: str | None
+    sha256: str
+    page_type: str | None
+    records: int
+    record_root_count: int | None
+    anchors_present: dict[str, bool]
+    source: str  # fetch | archive
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ExtractedPage:
+    """One page's contribution to a run: its :class:`PageRecord` (as a dict, as the checkpoint
+    keeps it), its records, and where the crawl goes next."""
+
+    page: dict[str, Any]
+    records: list[dict[str, Any]]
+    next_url: str | None
+    links: tuple[str, ...]
+
+
+def extract_page(
+    compiled: Any,
+    url: str,
+    final_url: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    charset: str | None,
+    *,
+    source: str = "archive",
+) -> ExtractedPage:
+    """Parse and extract one page (no I/O): shared by live runs, resumes and ``replay``.
+
+    Raises ``OriginBlocked`` for a login wall.
+    """
+    lower = {k.lower(): v for k, v in dict(headers).items()}
+    doc = parse_html(body, charset, plain=True)
+    pr = evaluate_page(compiled, doc, final_url or url)
+    if login_wall(doc, pr):
+        raise OriginBlocked(
+            f"{url}: login wall (a password form where the page's records should be)",
+            url=url,
+            reason="login-wall",
+        )
+    records = [
+        {
+            "page_type": rec.page_type,
+            "url": rec.url,
+            "values": dict(rec.values),
+            "problems": list(rec.problems),
+        }
+        for rec in pr.records
+    ]
+    page = PageRecord(
+        url=url,
+        final_url=final_url,
+        status=status,
+        etag=lower.get("etag"),
+        last_modified=lower.get("last-modified"),
+        sha256=hashlib.sha256(body).hexdigest(),
+        page_type=pr.page_type,
+        records=len(pr.records),
+        record_root_count=pr.record_root_count,
+        anchors_present=dict(pr.anchors_present),
+        source=source,
+    )
+    return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
+
+
+class PageReader:
+    """Reads a run's pages: replays archived ones, fetches the rest with a fetcher made by
+    ``make_fetcher`` on first use (``fetcher`` is None until then)."""
+
+    def __init__(
+        self,
+        sf: SelectorFile,
+        compiled: Any,
+        make_fetcher: Callable[[], Any],
+        *,
+        conditional: bool,
+    ) -> None:
+        self.sf = sf
+        self.compiled = compiled
+        self.make_fetcher = make_fetcher
+        self.conditional = conditional
+        self.fetcher: Any = None
+
+    def read(
+        self, item: CrawlItem, archive: dict[str, ArchivedPage], cp: Checkpoint
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """Fetch (or replay) one page, extract it and add its records to the checkpoint;
+        returns the page's next URL and links. Raises ``OriginBlocked`` for a login wall."""
+        archived = archive.get(item.url)
+        if archived is not None and 200 <= archived.status < 300:
+            body, headers, final_url, status = (
+                archived.body,
+                archived.headers,
+                archived.url,
+                archived.status,
+            )
+            charset = None
+            source = "archive"
+        else:
+            if self.fetcher is None:
+                self.fetcher = self.make_fetcher()
+            render = self.sf.fetch.render
+            res = self.fetcher.fetch(item.url, conditional=self.conditional, render=render)
+            if res.not_modified and not res.body:
+                res = self.fetcher.fetch(item.url, conditional=False, render=render)
+            body, headers, final_url, status = res.body, res.headers, res.final_url, res.status
+            charset = res.charset
+            source = "fetch"
+        out = extract_page(
+            self.compiled, item.url, final_url, status, headers, body, charset, source=source
+        )
+        cp.records.extend(out.records)
+        cp.pages.append(out.page)
+        return out.next_url, out.links

@@ -1,0 +1,2 @@
+"""The drift gate: field statistics, feature tests, the check against the baseline, record
+validation, and the gate one run passes through."""

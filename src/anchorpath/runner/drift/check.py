@@ -1,0 +1,428 @@
+"""The drift gate: is this run's output still what the selectors were written for?
+
+Pure (no I/O). A run is summarised by :func:`field_stats` into a :class:`RunStats`, compared with
+a rolling baseline of accepted runs by :func:`check_drift`, and the baseline is advanced with
+:func:`update_baseline` only after an accepted run. :func:`seed_baseline` builds the first
+baseline from the selector file's fixtures (the authoring seeds).
+
+The model (after RAPTURE, Kushmerick 1999, and Lerman, Minton & Knoblock 2003)
+----------------------------------------------------------------------------------
+Content changes every day, so the gate never asks "is it the same as yesterday?". It asks "how
+likely is this run's *shape* of data under the distribution of shapes seen in accepted runs?".
+
+Per field and run we keep features of the extracted values (over the records of one page type):
+
+==================  ===================================================  ====================
+feature             definition                                           model
+==================  ===================================================  ====================
+``empty``           share of records where the field is null/empty       binomial (two-sided)
+``length``          mean string length, on a log scale ``ln(1+mean)``    normal (two-sided)
+``spread``          standard deviation of length, ``ln(1+sd)``           normal (two-sided)
+``numeric``         share of filled values that are numbers              binomial (two-sided)
+``date``            share of filled values that parse as dates           binomial (two-sided)
+``distinct``        distinct filled values / filled values, every run    binomial (two-sided)
+                    rarefied to the smallest sample first (see below)
+``shape``           share of values whose token-shape signature was      binomial (one-sided:
+                    seen in the baseline (RAPTURE's pattern check)       only drops count)
+``pattern``         share of values matching the field's ``pattern``     binomial (one-sided)
+``value``           categorical fields (≤ 30 distinct values, ≤ half     binomial (one-sided)
+                    the values, not dates or numbers): share of values
+                    seen in the baseline
+==================  ===================================================  ====================
+
+A *token-shape signature* maps every character to its class (``A`` upper case, ``a`` lower case,
+``9`` digit, ``H`` Hangul/CJK, ``L`` other letters, punctuation kept literally), collapses
+repeats, and keeps the first three white-space separated tokens: ``수1402-1-ND`` → ``H9-9-A``,
+``2024-03-04`` → ``9-9-9``, ``The Old Man and`` → ``Aa Aa Aa…``. The expected conformance of a
+fresh run is estimated from the baseline Witten-Bell style (1 − D/(N+D), D distinct signatures
+among N values), so free text with many shapes is not held to the standard of a registration
+number. Values are kept as 48-bit hashes (top 40 per field), never as text; the same
+Witten-Bell estimate gives the expected share of already-seen values of a categorical field (a
+status column that suddenly holds country names fails it even though both are capitalised
+words).
+
+The distinct ratio falls as a sample grows (values start to repeat): a seed of 6 fixture records
+is nearly all distinct, a run of 64 is not. So every run's ratio is rarefied (Hurlbert 1971:
+the expected distinct count of ``m`` values drawn without replacement) to the smallest sample
+size among this run and the baseline before the test; without it the demo's first run failed
+against a fixture seed of a few detail pages (distinct-ratio "drift" on every categorical
+detail field).
+
+Each feature is compared with the baseline window by a z-score whose variance is the sum of
+(a) the between-run variance of the feature over the window, (b) the sampling variance of this
+run's estimate (``p(1-p)/n`` for shares, ``(cv²)/n`` for log mean lengths) and (c) a *variance
+floor* ``τ²`` per feature (τ = 0.08 for shares, 0.15 for ``distinct`` and ``value``, 0.35 for
+``length``, 0.6 for ``spread``). The floor is what lets normal churn pass when the window is
+short (a baseline seeded from one fixture has no between-run variance at all); shares are smoothed
+(``(x+0.5)/(n+1)``) so a feature that was always 0 or 1 still has a finite variance. The tail
+probability ``p`` of the z-score (two- or one-sided as above) is the feature's evidence.
+
+A field's p-value combines its features two ways and keeps the stronger: Bonferroni
+(``m · min p``) for one glaring change, Fisher (``-2 Σ ln p ~ χ²(2m)``) for several moderate
+ones. The field's **score** is ``-log10`` of that p-value; the run's score is the highest field
+score. The verdict is ``drift`` when any field scores at least :data:`DRIFT_THRESHOLD`
+(default 2.5, i.e. p ≤ 0.003 — a recall-leaning threshold: a missed break ships wrong data,
+a false alarm costs a glance).
+
+Structural signals weigh heavily; they are not averaged away with the value features:
+
+* an anchor label (``FieldSpec.anchor`` of kind ``label-text``) present on ≥ 80 % of the
+  baseline's pages but on at most half of this run's pages scores :data:`HARD_SCORE` for its
+  field once the field's values corroborate it (value score ≥ 1, or mostly empty); with values
+  that still look normal (a fallback XPath carrying the field) it adds 2 to the field's score —
+  a 100:1 likelihood ratio, so any mild value evidence tips the verdict (a partial loss is a
+  binomial test on the presence share);
+* record-root collapse — the mean record-root match count per page falls below a quarter of the
+  baseline's or most pages match none — scores :data:`HARD_SCORE` for every field of the page
+  type (a record-root count growing fourfold likewise: the root now matches the wrong nodes);
+* a field that is empty on every record of this run while every baseline run had it on ≥ 90 %
+  of its records ("field vanished") scores :data:`HARD_SCORE` — the binomial test alone cannot
+  see this on one-record-per-page types, and it is the classic selector break;
+* a page type with no records at all where the baseline had some, and a jump in the share of
+  pages matching no page type, are reported in ``structural`` with :data:`HARD_SCORE`;
+* **zero churn** — a field that held one and the same text on every record of every baseline
+  run is template text, not content (a menu entry, a tab label, a heading): an *implicit
+  anchor*. When more than half of this run's values are other text, the field scores
+  ``(CONSTANT_SCORE + log10 N) · min(1, 2ν)``: N agreeing baseline records (one per run on
+  a single-record page type, so the weight grows with the runs that agree), ν the share of
+  the text that is new — 1 minus the Jaccard similarity of the case-folded word tokens and
+  of the character bigrams (digit runs read as ``0``), whichever is more similar. Other text
+  in its place (``Find a Store`` → ``Apple Music``, ``亚马逊`` → ``当当``: ν ≈ 1) is drift on its
+  own from a single agreeing observation (:data:`CONSTANT_SCORE` is the threshold); a copy
+  edit of the same text (``Hello. Sign in`` → ``Hello, Sign in``, a version bump
+  ``4.0`` → ``6.0``: ν < ½) is scaled down in proportion. Numbers and dates are exempt (they
+  move on by nature), and a field declared as the value beside a label (a ``label-text``
+  anchor) whose label is still on the page gets :data:`ANCHOR_WEIGHT` taken off — the mirror
+  of a lost label: the author declared that text content, and the template around it held.
+
+Why a policy score rather than a p-value for zero churn: with one value per run and a few runs,
+no frequency test can call a new value unlikely (after k unchanged runs, the rule of
+succession gives the next run a 1/(k+2) chance of change: p ≈ 0.17 at k = 4). Every break the
+value features missed on webevo was of this kind. The price is paid by page types with one
+record per run whose *content* stays put for days and then changes (a site notice rewritten
+every ten days, a status without a label anchor): the first such change is flagged. On pages
+with many records per run it cannot fire unless most records change at once.
+
+Evidence lines name what moved and by how much; they do not repeat the field name (the key of
+:attr:`DriftResult.fields` carries it), so reports print ``field: evidence`` once.
+
+A baseline run that lacks a feature (a seeded baseline has no page-level signals) simply does
+not vote on it. With no baseline at all the verdict is ``ok`` with a note: nothing to compare.
+Telling an empty source (the site has no records) from a broken record root is the pipeline's
+call (verdict ``empty-source``), made before the gate.
+
+Code layout: the statistics of one run are in :mod:`anchorpath.runner.drift.stats`, the
+feature tests (and the zero-churn test) in :mod:`anchorpath.runner.drift.features`; this module
+holds the thresholds, the verdict and the baseline window, and re-exports the statistics'
+public names so ``anchorpath.runner.drift.check`` stays the one import for callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from anchorpath.runner.drift.features import (
+    _LABELS,
+    _constant_test,
+    _field_features,
+    _fisher,
+    _log_test,
+    _score,
+    _share_test,
+)
+from anchorpath.runner.drift.stats import (
+    PageTypeStats,
+    RunStats,
+    field_stats,
+    merge_stats,
+)
+from anchorpath.selectors.model import PageType, SelectorFile
+
+__all__ = [
+    "DRIFT_THRESHOLD",
+    "HARD_SCORE",
+    "DriftResult",
+    "check_drift",
+    "seed_baseline",
+    "update_baseline",
+]
+
+#: A field (or structural signal) scoring at least this (-log10 p) makes the run ``drift``.
+DRIFT_THRESHOLD = 2.5
+#: Score given to structural breaks (anchor label gone, record-root collapse).
+HARD_SCORE = 12.0
+#: A lost anchor label is decisive (HARD_SCORE) once the field's values corroborate it with at
+#: least this score (or the field is mostly empty); otherwise it adds ANCHOR_WEIGHT (a 100:1
+#: likelihood ratio) to the field's score.
+ANCHOR_CORROBORATION = 1.0
+ANCHOR_WEIGHT = 2.0
+#: Score of a zero-churn field whose text was replaced (one baseline observation, text wholly
+#: new): the drift threshold itself, so such a field is drift on its own; log10 of the number of
+#: agreeing baseline records is added, and a copy edit (under half the text new) is scaled down.
+CONSTANT_SCORE = DRIFT_THRESHOLD
+#: Features scoring at least this are listed as evidence even when the field passes.
+EVIDENCE_SCORE = 1.5
+
+
+# ----------------------------------------------------------------------------------------------
+# the verdict
+
+
+@dataclass
+class DriftResult:
+    """The gate's verdict.
+
+    ``fields`` maps each drifting field to its evidence lines (field names are qualified as
+    ``page_type.field`` when the run has several page types; the lines themselves do not repeat
+    the name); ``field_scores`` has every field's score; ``structural`` lists page-level
+    evidence (record roots, unmatched pages).
+    """
+
+    verdict: str  # "ok" | "drift"
+    score: float
+    fields: dict[str, list[str]] = field(default_factory=dict)
+    field_scores: dict[str, float] = field(default_factory=dict)
+    structural: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    threshold: float = DRIFT_THRESHOLD
+    baseline_runs: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "score": round(self.score, 3),
+            "threshold": self.threshold,
+            "baseline_runs": self.baseline_runs,
+            "fields": {k: list(v) for k, v in self.fields.items()},
+            "field_scores": {k: round(v, 3) for k, v in self.field_scores.items()},
+            "structural": list(self.structural),
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> DriftResult:
+        return cls(
+            verdict=d["verdict"],
+            score=d.get("score", 0.0),
+            fields={k: list(v) for k, v in d.get("fields", {}).items()},
+            field_scores=dict(d.get("field_scores", {})),
+            structural=list(d.get("structural", [])),
+            notes=list(d.get("notes", [])),
+            threshold=d.get("threshold", DRIFT_THRESHOLD),
+            baseline_runs=d.get("baseline_runs", 0),
+        )
+
+
+def _structural(
+    name: str, cur: PageTypeStats, base: Sequence[PageTypeStats]
+) -> tuple[float, list[str]]:
+    """Record-root and record-count signals of one page type: (score, evidence)."""
+    evidence: list[str] = []
+    score = 0.0
+    with_roots = [b for b in base if b.root_pages and b.root_total]
+    if cur.root_pages and with_roots:
+        base_mean = sum(b.root_total / b.root_pages for b in with_roots) / len(with_roots)
+        mean = cur.root_total / cur.root_pages
+        zero_share = cur.root_zero / cur.root_pages
+        base_zero = sum(b.root_zero / b.root_pages for b in with_roots) / len(with_roots)
+        if mean < 0.25 * base_mean or (zero_share >= 0.5 and base_zero < 0.2):
+            score = HARD_SCORE
+            evidence.append(
+                f"record root of {name!r} collapsed: {mean:.1f} matches per page "
+                f"(baseline {base_mean:.1f}), {cur.root_zero}/{cur.root_pages} pages match none"
+            )
+        elif mean > 4 * base_mean and base_mean >= 1:
+            score = HARD_SCORE
+            evidence.append(
+                f"record root of {name!r} exploded: {mean:.1f} matches per page "
+                f"(baseline {base_mean:.1f}); it now matches other nodes"
+            )
+        else:
+            feat = _log_test(
+                "roots",
+                mean,
+                cur.root_pages,
+                0.5,
+                [b.root_total / b.root_pages for b in with_roots],
+            )
+            if feat is not None and feat.score >= EVIDENCE_SCORE:
+                score = feat.score
+                evidence.append(f"record-root matches per page {feat.shown}")
+    if cur.records == 0 and any(b.records for b in base):
+        score = HARD_SCORE
+        evidence.append(f"page type {name!r} yielded no records (baseline had some)")
+    return score, evidence
+
+
+def check_drift(
+    stats: RunStats, baseline: list[RunStats], *, threshold: float = DRIFT_THRESHOLD
+) -> DriftResult:
+    """Score this run against the baseline window; see the module docstring for the model."""
+    result = DriftResult("ok", 0.0, threshold=threshold, baseline_runs=len(baseline))
+    if not baseline:
+        result.notes.append("no baseline yet: nothing to compare, run accepted as the first")
+        return result
+    qualify = len(stats.page_types) > 1
+    for pt_name, cur in stats.page_types.items():
+        base_pts = [b.page_types[pt_name] for b in baseline if pt_name in b.page_types]
+        if not base_pts:
+            result.notes.append(f"page type {pt_name!r} has no baseline yet")
+            continue
+        if cur.pages == 0 and cur.records == 0:
+            # No page of this type was visited (say, no detail page needed a visit today):
+            # absence of evidence, not a broken selector.
+            result.notes.append(f"page type {pt_name!r}: no pages this run, not judged")
+            continue
+        s_score, s_evidence = _structural(pt_name, cur, base_pts)
+        result.structural += s_evidence
+        for fname, fcur in cur.fields.items():
+            key = f"{pt_name}.{fname}" if qualify else fname
+            fbase = [b.fields[fname] for b in base_pts if fname in b.fields]
+            if not fbase:
+                result.notes.append(f"field {key!r} has no baseline yet")
+                continue
+            evidence: list[str] = []
+            feats = _field_features(fcur, fbase)
+            ps = [f.p for f in feats]
+            p_field = min(1.0, len(ps) * min(ps), _fisher(ps)) if ps else 1.0
+            score = _score(p_field)
+            for f in sorted(feats, key=lambda f: -f.score):
+                if f.score >= EVIDENCE_SCORE:
+                    evidence.append(f"{_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
+            # zero churn: the field's text never varied in the baseline and now did
+            constant = _constant_test(fcur, fbase, CONSTANT_SCORE)
+            if constant is not None:
+                c_score, c_line = constant
+                if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:
+                    # The field is declared as the value beside a label, and the label is
+                    # still there: the text under it is content by declaration. The mirror of
+                    # a lost label: the same 100:1 weight, now against drift.
+                    c_score = max(0.0, c_score - ANCHOR_WEIGHT)
+                    c_line += "; its anchor label is still in place (weighed down)"
+                if c_score >= EVIDENCE_SCORE:
+                    evidence.insert(0, c_line)
+                score = max(score, c_score)
+            # anchor label: structural, weighs heavily
+            anchored = [b for b in fbase if b.anchor_pages]
+            if fcur.anchor_pages and anchored:
+                base_share = sum(b.anchor_present / b.anchor_pages for b in anchored) / len(
+                    anchored
+                )
+                share = fcur.anchor_present / fcur.anchor_pages
+                if base_share >= 0.8 and share <= 0.5:
+                    line = (
+                        f"anchor label missing on {fcur.anchor_pages - fcur.anchor_present}"
+                        f"/{fcur.anchor_pages} pages (baseline present on {base_share:.0%})"
+                    )
+                    if score >= ANCHOR_CORROBORATION or fcur.empty_ratio >= 0.5:
+                        score = max(score, HARD_SCORE)
+                    else:
+                        # The values still look like the baseline (a fallback XPath, or an
+                        # XPath that never needed the label): heavy evidence, not a verdict.
+                        score += ANCHOR_WEIGHT
+                        line += "; the values still look normal"
+                    evidence.insert(0, line)
+                else:
+                    feat = _share_test(
+                        "anchor",
+                        fcur.anchor_present,
+                        fcur.anchor_pages,
+                        [(b.anchor_present, b.anchor_pages) for b in anchored],
+                        one_sided_drop=True,
+                    )
+                    if feat is not None and feat.score >= EVIDENCE_SCORE:
+                        score = max(score, feat.score)
+                        evidence.append(f"{_LABELS['anchor']} {feat.shown}")
+            if s_score >= threshold:
+                score = max(score, s_score)
+                evidence = [*s_evidence, *evidence]
+            # the XPath found nothing on any record, where every baseline run found it on
+            # nearly all records: with one record per page (detail pages) the binomial test
+            # alone cannot tell this from chance, but it is the classic selector break
+            if (
+                fcur.count
+                and not fcur.filled
+                and all(b.count and b.filled >= 0.9 * b.count for b in fbase)
+            ):
+                score = max(score, HARD_SCORE)
+                evidence.insert(
+                    0,
+                    f"field vanished: empty on all {fcur.count} records "
+                    f"(baseline filled on ≥ 90 % in all {len(fbase)} runs)",
+                )
+            if fcur.count == 0 and any(b.count for b in fbase):
+                score = max(score, HARD_SCORE)
+                evidence.insert(0, "no values at all (no records)")
+            result.field_scores[key] = score
+            if score >= threshold:
+                result.fields[key] = evidence or [f"combined score {score:.1f}"]
+        result.score = max(result.score, s_score)
+    # pages matching no page type at all
+    base_pages = [(b.unmatched_pages, b.total_pages) for b in baseline if b.total_pages]
+    if stats.total_pages and base_pages:
+        feat = _share_test("unmatched", stats.unmatched_pages, stats.total_pages, base_pages)
+        if feat is not None and feat.score >= threshold:
+            result.structural.append(f"pages matching no page type: {feat.shown}")
+            result.score = max(result.score, feat.score)
+    if result.field_scores:
+        result.score = max(result.score, *result.field_scores.values())
+    if result.fields or result.score >= threshold:
+        result.verdict = "drift"
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# the baseline
+
+
+def _page_type_of(sf: SelectorFile, record: Mapping[str, Any]) -> PageType | None:
+    """The page type whose field names best cover a fixture record's keys."""
+    pt_name = record.get("_page_type")
+    if isinstance(pt_name, str) and pt_name in sf.page_types:
+        return sf.page_types[pt_name]
+    keys = {k for k in record if not k.startswith("_")}
+    best, best_overlap = None, 0
+    for pt in sf.page_types.values():
+        overlap = len(keys & set(pt.fields))
+        if overlap > best_overlap:
+            best, best_overlap = pt, overlap
+    return best
+
+
+def seed_baseline(
+    selector_file: SelectorFile, fixture_records: list[dict[str, Any]]
+) -> list[RunStats]:
+    """The first baseline: runs stored in the selector file's ``baseline.runs`` (if authoring
+    saved any) plus one pseudo-run built from the fixture records (page-level signals unknown)."""
+    out: list[RunStats] = []
+    stored = selector_file.baseline.get("runs") if selector_file.baseline else None
+    if isinstance(stored, list):
+        out += [RunStats.from_dict(d) for d in stored if isinstance(d, Mapping)]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for rec in fixture_records:
+        pt = _page_type_of(selector_file, rec)
+        if pt is not None:
+            groups.setdefault(pt.name, []).append(rec)
+    if groups:
+        seeded = merge_stats(
+            field_stats(recs, selector_file.page_types[name], []) for name, recs in groups.items()
+        )
+        seeded.seeded = True
+        seeded.run_id = seeded.run_id or "fixtures"
+        out.append(seeded)
+    return out
+
+
+def update_baseline(baseline: list[RunStats], stats: RunStats, window: int = 14) -> list[RunStats]:
+    """The window after an accepted run: ``stats`` appended, oldest dropped beyond ``window``.
+
+    The fixture seed is dropped once the window holds enough real runs (it lacks page-level
+    signals and reflects the authoring pages rather than the live site).
+    """
+    runs = [*baseline, stats]
+    real = [r for r in runs if not r.seeded]
+    if len(real) >= 3:
+        runs = real
+    return runs[-window:]

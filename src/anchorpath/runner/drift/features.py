@@ -1,0 +1,325 @@
+"""The drift gate's feature tests (pure): one field's statistics in this run against the
+baseline window, each feature as a tail probability, plus the zero-churn test of template text.
+
+The model — features, variance floors, how the p-values combine — is described in
+:mod:`anchorpath.runner.drift.check`, which owns the thresholds and the verdict; the statistics come
+from :mod:`anchorpath.runner.drift.stats`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from anchorpath.runner.drift.stats import FieldStats
+
+#: A field counts as categorical when its pooled baseline has at most this many distinct values
+#: and at most half as many distinct values as values.
+CATEGORICAL_MAX = 30
+
+# Variance floors (standard deviations) per feature; see the docstring of
+# anchorpath.runner.drift.check.
+_TAU = {
+    "empty": 0.08,
+    "numeric": 0.08,
+    "date": 0.08,
+    "distinct": 0.15,
+    "shape": 0.08,
+    "value": 0.15,
+    "pattern": 0.08,
+    "length": 0.35,
+    "spread": 0.6,
+    "anchor": 0.1,
+    "unmatched": 0.1,
+    "roots": 0.5,
+}
+
+
+def _tail(z: float, two_sided: bool = True) -> float:
+    """Normal tail probability of ``z`` (upper tail when one-sided)."""
+    if two_sided:
+        return math.erfc(abs(z) / math.sqrt(2))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _score(p: float) -> float:
+    return -math.log10(max(p, 1e-300))
+
+
+def _fisher(ps: Sequence[float]) -> float:
+    """Fisher's combined p-value: survival of χ²(2m) at -2 Σ ln p (closed form, even df)."""
+    if not ps:
+        return 1.0
+    half = -sum(math.log(max(p, 1e-300)) for p in ps)  # = X / 2
+    term, total = 1.0, 1.0
+    for j in range(1, len(ps)):
+        term *= half / j
+        total += term
+    return min(1.0, math.exp(-half) * total)
+
+
+def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
+    m = sum(xs) / len(xs)
+    v = sum((x - m) ** 2 for x in xs) / (len(xs) - 1) if len(xs) > 1 else 0.0
+    return m, v
+
+
+@dataclass
+class _Feature:
+    name: str
+    value: float
+    mean: float
+    sd: float
+    p: float
+    shown: str  # human-readable value vs baseline
+
+    @property
+    def score(self) -> float:
+        return _score(self.p)
+
+
+def _share_test(
+    name: str,
+    x: float,
+    n: int,
+    base: Sequence[tuple[float, int]],
+    *,
+    one_sided_drop: bool = False,
+    expected: float | None = None,
+) -> _Feature | None:
+    """Binomial share ``x/n`` against baseline shares (normal approximation with floors)."""
+    base = [(bx, bn) for bx, bn in base if bn > 0]
+    if n <= 0 or not base:
+        return None
+    shares = [bx / bn for bx, bn in base]
+    mu, between = _mean_var(shares)
+    if expected is not None:
+        mu = expected
+    total = sum(bn for _, bn in base)
+    mu_s = (mu * total + 0.5) / (total + 1)  # smoothed: never exactly 0 or 1
+    var = between + mu_s * (1 - mu_s) / n + _TAU[name] ** 2
+    value = x / n
+    z = (value - mu) / math.sqrt(var)
+    p = _tail(-z, two_sided=False) if one_sided_drop else _tail(z)
+    shown = f"{value:.2f} vs baseline {mu:.2f}±{math.sqrt(var):.2f}"
+    return _Feature(name, value, mu, math.sqrt(var), p, shown)
+
+
+def _log_test(name: str, value: float, n: int, cv: float, base: Sequence[float]) -> _Feature | None:
+    """A positive magnitude compared on a log scale (``ln(1+x)``)."""
+    if n <= 0 or not base:
+        return None
+    logs = [math.log1p(b) for b in base]
+    mu, between = _mean_var(logs)
+    var = between + (cv**2) / n + _TAU[name] ** 2
+    x = math.log1p(value)
+    z = (x - mu) / math.sqrt(var)
+    ref = math.expm1(mu)
+    shown = f"{value:.1f} vs baseline {ref:.1f} (×{math.exp(x - mu):.2f})"
+    return _Feature(name, x, mu, math.sqrt(var), _tail(z), shown)
+
+
+_LABELS = {
+    "empty": "null/empty ratio",
+    "length": "mean length",
+    "spread": "length spread",
+    "numeric": "numeric share",
+    "date": "date-parse share",
+    "distinct": "distinct ratio",
+    "shape": "shape conformance",
+    "pattern": "pattern conformance",
+    "value": "share of values seen before (categorical field)",
+    "anchor": "anchor label present on share of pages",
+}
+
+
+def _shape_expectation(base: Sequence[FieldStats]) -> tuple[set[str], float]:
+    """Signatures seen in the baseline and the expected conformance of a new run."""
+    pooled: Counter[str] = Counter()
+    other = 0
+    for b in base:
+        pooled.update(b.shapes)
+        other += b.shape_other
+    total = sum(pooled.values()) + other
+    if not total:
+        return set(), 1.0
+    # Witten-Bell: the chance that the next value shows a new signature is D / (N + D), with D
+    # the distinct signatures seen; unlike plain Good-Turing it stays honest on small seeds.
+    distinct = len(pooled) + other
+    unseen = distinct / (total + distinct)
+    return set(pooled), max(0.0, 1.0 - unseen)
+
+
+def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> _Feature | None:
+    """Categorical fields: the share of this run's values already seen in the baseline."""
+    pooled: Counter[str] = Counter()
+    total = 0
+    for b in base:
+        if b.value_other:  # the baseline run had more distinct values than we keep
+            return None
+        if b.dates > 0.5 * b.filled or b.numeric > 0.5 * b.filled:
+            return None  # dates and numbers are new every day by nature
+        pooled.update(b.values)
+        total += b.filled
+    distinct = len(pooled)
+    if not total or distinct > CATEGORICAL_MAX or distinct > 0.5 * total:
+        return None
+    expected = 1.0 - distinct / (total + distinct)  # Witten-Bell, as for shapes
+    seen = sum(c for h, c in cur.values.items() if h in pooled)
+    return _share_test(
+        "value",
+        seen,
+        cur.filled,
+        [(round(expected * b.filled), b.filled) for b in base],
+        one_sided_drop=True,
+        expected=expected,
+    )
+
+
+def _rarefied_distinct(fs: FieldStats, m: int) -> float:
+    """Expected number of distinct values among ``m`` of the run's filled values drawn at
+    random without replacement (rarefaction, Hurlbert 1971). Values beyond the kept top
+    :data:`~.fieldstats.MAX_VALUES` are taken as equally frequent."""
+    n = fs.filled
+    if m >= n or n <= 0:
+        return float(fs.distinct)
+    counts = [float(c) for c in fs.values.values()]
+    rest = fs.distinct - len(fs.values)
+    if rest > 0 and fs.value_other > 0:
+        counts += [fs.value_other / rest] * rest
+
+    def absent(c: float) -> float:  # P(a value seen c times is not among m draws)
+        if n - c < m:
+            return 0.0
+        return math.exp(
+            math.lgamma(n - c + 1)
+            + math.lgamma(n - m + 1)
+            - math.lgamma(n + 1)
+            - math.lgamma(n - c - m + 1)
+        )
+
+    return sum(1.0 - absent(c) for c in counts)
+
+
+def _jaccard(a: Sequence[str], b: Sequence[str]) -> float | None:
+    sa, sb = set(a), set(b)
+    return len(sa & sb) / len(sa | sb) if sa or sb else None
+
+
+def _constant_test(
+    cur: FieldStats, base: Sequence[FieldStats], constant_score: float
+) -> tuple[float, str] | None:
+    """Zero churn: a field that held one and the same text in every baseline run (an implicit
+    anchor label: template text, not content) and now holds other text: (score, evidence).
+
+    ``constant_score`` is :data:`anchorpath.runner.drift.check.CONSTANT_SCORE` (passed in: the
+    threshold belongs to the model, and drift.py imports this module)."""
+    base = [b for b in base if b.count]  # runs without such records saw nothing either way
+    if not base or not cur.filled:
+        return None
+    for b in base:
+        if b.filled < 0.9 * b.count or b.value_other or len(b.values) != 1:
+            return None
+        if b.numeric == b.filled or b.dates == b.filled:
+            return None  # counts and dates move on by nature, even when they sat still so far
+    seen = {h for b in base for h in b.values}
+    if len(seen) != 1:
+        return None
+    constant = seen.pop()
+    same = cur.values.get(constant, 0)
+    if same > 0.5 * cur.filled:
+        return None
+    runs, records = len(base), sum(b.filled for b in base)
+    # How new is the text? 1 - Jaccard similarity of word tokens and of character bigrams, the
+    # smaller of the two: either one keeping most of the text marks a copy edit of the same
+    # element ("Hello. Sign in" → "Hello, Sign in"); other text taking its place shares little
+    # of either ("Find a Store" → "Apple Music"). Without fingerprints (several values now, or
+    # a baseline stored before they existed) the text counts as wholly new.
+    ref = next((b for b in reversed(base) if b.const_grams or b.const_tokens), None)
+    novelty = 1.0
+    if ref is not None and (cur.const_grams or cur.const_tokens):
+        sims = [
+            s
+            for s in (
+                _jaccard(ref.const_tokens, cur.const_tokens),
+                _jaccard(ref.const_grams, cur.const_grams),
+            )
+            if s is not None
+        ]
+        novelty = 1.0 - max(sims, default=0.0)
+    score = (constant_score + math.log10(records)) * min(1.0, 2.0 * novelty)
+    line = (
+        f"template text replaced: one value in all {records} record(s) of {runs} baseline "
+        f"run(s) (zero churn), now a different one on {cur.filled - same}/{cur.filled}; "
+        f"{novelty:.0%} of the text is new"
+    )
+    if novelty < 0.5:
+        line += " (a copy edit of the same text, weighed down)"
+    return score, line
+
+
+def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Feature]:
+    feats: list[_Feature | None] = []
+    feats.append(
+        _share_test(
+            "empty",
+            cur.count - cur.filled,
+            cur.count,
+            [(b.count - b.filled, b.count) for b in base],
+        )
+    )
+    filled_base = [b for b in base if b.filled]
+    if cur.filled and filled_base:
+        cv = cur.len_std / cur.len_mean if cur.len_mean else 0.0
+        feats.append(
+            _log_test("length", cur.len_mean, cur.filled, cv, [b.len_mean for b in filled_base])
+        )
+        if cur.filled > 2 and all(b.filled > 2 for b in filled_base):
+            feats.append(
+                _log_test("spread", cur.len_std, cur.filled, 0.7, [b.len_std for b in filled_base])
+            )
+        pairs = [(b.numeric, b.filled) for b in filled_base]
+        feats.append(_share_test("numeric", cur.numeric, cur.filled, pairs))
+        feats.append(
+            _share_test("date", cur.dates, cur.filled, [(b.dates, b.filled) for b in filled_base])
+        )
+        if cur.filled >= 5 and all(b.filled >= 5 for b in filled_base):
+            # The distinct ratio falls as a sample grows (values start to repeat), so a run of
+            # 64 records is never compared with a seed of 6 as they are: every run is
+            # rarefied to the smallest sample size first.
+            m = min(cur.filled, *(b.filled for b in filled_base))
+            feats.append(
+                _share_test(
+                    "distinct",
+                    _rarefied_distinct(cur, m),
+                    m,
+                    [(_rarefied_distinct(b, m), m) for b in filled_base],
+                )
+            )
+        seen, expected = _shape_expectation(filled_base)
+        conform = sum(c for s, c in cur.shapes.items() if s in seen)
+        feats.append(
+            _share_test(
+                "shape",
+                conform,
+                cur.filled,
+                [(round(expected * b.filled), b.filled) for b in filled_base],
+                one_sided_drop=True,
+                expected=expected,
+            )
+        )
+        feats.append(_value_test(cur, filled_base))
+        with_pattern = [b for b in filled_base if b.pattern_ok is not None]
+        if cur.pattern_ok is not None and with_pattern:
+            feats.append(
+                _share_test(
+                    "pattern",
+                    cur.pattern_ok,
+                    cur.filled,
+                    [(b.pattern_ok or 0, b.filled) for b in with_pattern],
+                    one_sided_drop=True,
+                )
+            )
+    return [f for f in feats if f is not None]

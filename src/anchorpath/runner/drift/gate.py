@@ -1,0 +1,169 @@
+"""The drift gate as one run uses it: validation, field statistics, baseline, check.
+
+:mod:`anchorpath.runner.drift.check` holds the statistics and the test; this module feeds it one
+run's records and pages, builds the rolling baseline from the store's committed runs (seeded
+from the selector file's fixtures until three exist) and adds schema validation as evidence:
+more than :data:`INVALID_SHARE_DRIFT` of the records breaking their schema is drift too.
+
+The gate imports its parts directly: a broken drift module fails the run, never passes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from anchorpath.runner.drift.check import DriftResult, check_drift, seed_baseline
+from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
+from anchorpath.runner.drift.validate import RecordValidator
+from anchorpath.runner.store.commit import COMMITTED
+from anchorpath.runner.store.database import Store
+from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = [
+    "BASELINE_WINDOW",
+    "INVALID_SHARE_DRIFT",
+    "add_validation_evidence",
+    "baseline",
+    "check",
+    "fixture_records",
+    "gate",
+    "looks_empty",
+    "page_result",
+    "run_stats",
+    "validate_records",
+]
+
+#: Share of emitted records breaking their schema above which the run counts as drift.
+INVALID_SHARE_DRIFT = 0.10
+#: Accepted runs kept in the drift gate's rolling baseline.
+BASELINE_WINDOW = 14
+
+
+def page_result(p: Mapping[str, Any]) -> PageResult:
+    """The drift-relevant part of a page, rebuilt from the checkpoint."""
+    return PageResult(
+        p["url"],
+        p["page_type"],
+        (),
+        record_root_count=p["record_root_count"],
+        anchors_present=dict(p["anchors_present"]),
+    )
+
+
+def validate_records(
+    validator: RecordValidator, records: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], set[int]]:
+    """Every record against its page type's schema: the invalid records (with their
+    ``schema_problems``) and their indices in ``records``."""
+    invalid: list[dict[str, Any]] = []
+    bad: set[int] = set()
+    for i, r in enumerate(records):
+        probs = validator.problems(r["page_type"], r["values"]) + r["problems"]
+        if probs:
+            bad.add(i)
+            invalid.append({**r, "schema_problems": probs})
+    return invalid, bad
+
+
+def run_stats(sf: SelectorFile, records: list[dict[str, Any]], pages: list[PageResult]) -> RunStats:
+    """The run's field statistics."""
+    parts = []
+    for name, pt in sf.page_types.items():
+        recs = [r["values"] for r in records if r["page_type"] == name]
+        if recs or any(p.page_type == name for p in pages):
+            parts.append(field_stats(recs, pt, pages))
+    stats = merge_stats(parts)
+    stats.total_pages = len(pages)
+    stats.unmatched_pages = sum(1 for p in pages if p.page_type is None)
+    return stats
+
+
+def baseline(store: Store, sf: SelectorFile, sf_path: Path) -> list[RunStats]:
+    """The statistics of the last committed runs, oldest first; seeded from the fixtures
+    while fewer than three exist."""
+    real = [
+        RunStats.from_dict(r.stats)
+        for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
+        if isinstance(r.stats, dict)
+    ]
+    if len(real) >= 3:
+        return real
+    seed = seed_baseline(sf, fixture_records(sf, sf_path))
+    return list((seed + real)[-BASELINE_WINDOW:])
+
+
+def check(stats: RunStats, history: list[RunStats]) -> DriftResult:
+    """:func:`~anchorpath.runner.drift.check.check_drift` of the run against ``history``."""
+    return check_drift(stats, history)
+
+
+def add_validation_evidence(
+    drift_obj: DriftResult, invalid: list[dict[str, Any]], records: int, sf: SelectorFile
+) -> DriftResult:
+    """Mark the run as drift, naming each field with schema problems and how many of the
+    ``records`` emitted records broke it."""
+    # Name fields as the drift gate does: ``page_type.field`` when several page types ran.
+    qualify = len({r["page_type"] for r in invalid}) > 1 or len(sf.page_types) > 1
+    by_field: dict[str, int] = {}
+    for r in invalid:
+        for p in r["schema_problems"]:
+            name = p.split(":", 1)[0]
+            name = f"{r['page_type']}.{name}" if qualify else name
+            by_field[name] = by_field.get(name, 0) + 1
+    for name, n in sorted(by_field.items()):
+        drift_obj.fields.setdefault(name, []).append(f"schema: {n} of {records} records invalid")
+    drift_obj.verdict = "drift"
+    return drift_obj
+
+
+def gate(
+    stats: RunStats,
+    history: list[RunStats],
+    invalid_emitted: list[dict[str, Any]],
+    records: int,
+    sf: SelectorFile,
+) -> tuple[DriftResult, str, str | None]:
+    """The gate's decision on a run that listed records (or looked broken), given the
+    baseline ``history``: the drift result, ``ok`` or ``drift``, and for drift the one-line
+    reason."""
+    drift_obj = check(stats, history)
+    if records and len(invalid_emitted) / records > INVALID_SHARE_DRIFT:
+        drift_obj = add_validation_evidence(drift_obj, invalid_emitted, records, sf)
+    if drift_obj.verdict != "drift":
+        return drift_obj, "ok", None
+    names = sorted(drift_obj.fields) or ["page structure"]
+    more = f" and {len(names) - 6} more" if len(names) > 6 else ""
+    reason = f"{len(names)} field(s) off the baseline: " + (", ".join(names[:6]) + more)
+    return drift_obj, "drift", reason
+
+
+def looks_empty(pages: list[dict[str, Any]]) -> bool:
+    """No records, yet every page matched a page type and showed all its anchor labels:
+    the site is empty, the selectors are not broken. Without anchors to check, an empty
+    result is left to the drift gate (which will call a collapsed record root drift)."""
+    if any(p["page_type"] is None for p in pages):
+        return False
+    anchors = [v for p in pages for v in p["anchors_present"].values()]
+    return bool(anchors) and all(anchors)
+
+
+def fixture_records(sf: SelectorFile, sf_path: Path) -> list[dict[str, Any]]:
+    """Expected records of the selector file's fixtures (files relative to the selector file)."""
+    out: list[dict[str, Any]] = []
+    for fx in sf.fixtures:
+        if not fx.records:
+            continue
+        path = sf_path.parent / fx.records
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            data = data.get("records", [])
+        if isinstance(data, list):
+            out += [d for d in data if isinstance(d, dict)]
+    return out

@@ -1,0 +1,338 @@
+"""The statistics of one run, as the drift gate sees it (pure, no I/O).
+
+:func:`field_stats` summarises one page type's records (plus the run's pages) into a
+:class:`RunStats`; :func:`merge_stats` combines page types. Values are kept as short hashes, token
+shapes (:func:`shape_signature`) and, for a field holding one text throughout, hashed word tokens
+and character bigrams — never as text. ``RunStats.to_dict`` / ``from_dict`` is the stored
+baseline's JSON form. The model that compares runs is in :mod:`anchorpath.runner.drift.check`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.model import PageType
+
+__all__ = [
+    "MAX_FINGERPRINT",
+    "MAX_SHAPES",
+    "MAX_VALUES",
+    "FieldStats",
+    "PageTypeStats",
+    "RunStats",
+    "field_stats",
+    "merge_stats",
+    "shape_signature",
+]
+
+#: How many distinct shape signatures a field keeps (the rest are counted as "other").
+MAX_SHAPES = 60
+#: How many distinct values (as short hashes) a field keeps; categorical fields fit in this.
+MAX_VALUES = 40
+#: How many token / bigram hashes a constant value keeps (sorted, so the cut is stable).
+MAX_FINGERPRINT = 128
+
+
+@dataclass
+class FieldStats:
+    """Statistics of one field's values over the records of one page type in one run."""
+
+    count: int = 0  # records seen
+    filled: int = 0  # records with a non-empty value
+    len_mean: float = 0.0
+    len_std: float = 0.0
+    numeric: int = 0  # filled values that are numbers
+    dates: int = 0  # filled values that parse as dates
+    distinct: int = 0  # distinct filled values
+    shapes: dict[str, int] = field(default_factory=dict)  # signature -> count (top MAX_SHAPES)
+    shape_other: int = 0  # filled values whose signature is not in ``shapes``
+    shape_singletons: int = 0  # filled values whose signature occurs once in this run
+    values: dict[str, int] = field(default_factory=dict)  # value hash -> count (top MAX_VALUES)
+    value_other: int = 0  # filled values not in ``values``
+    pattern_ok: int | None = None  # filled values matching FieldSpec.pattern (None: no pattern)
+    anchor_pages: int = 0  # pages where the field's anchor label was looked for
+    anchor_present: int = 0  # ... and found
+    # Only when every filled value of this run is one and the same text (a candidate template
+    # text): hashes of its word tokens and character bigrams, to tell a copy edit of that text
+    # from other text taking its place (see ``features._constant_test``).
+    const_tokens: list[str] = field(default_factory=list)
+    const_grams: list[str] = field(default_factory=list)
+
+    @property
+    def empty_ratio(self) -> float:
+        return 1.0 - self.filled / self.count if self.count else 1.0
+
+    @property
+    def distinct_ratio(self) -> float:
+        return self.distinct / self.filled if self.filled else 0.0
+
+    @property
+    def numeric_share(self) -> float:
+        return self.numeric / self.filled if self.filled else 0.0
+
+    @property
+    def date_share(self) -> float:
+        return self.dates / self.filled if self.filled else 0.0
+
+    def summary(self) -> dict[str, float | None]:
+        """The headline numbers (for reports)."""
+        return {
+            "count": self.count,
+            "empty_ratio": round(self.empty_ratio, 4),
+            "len_mean": round(self.len_mean, 2),
+            "len_std": round(self.len_std, 2),
+            "numeric_share": round(self.numeric_share, 4),
+            "date_share": round(self.date_share, 4),
+            "distinct_ratio": round(self.distinct_ratio, 4),
+            "pattern_share": round(self.pattern_ok / self.filled, 4)
+            if self.pattern_ok is not None and self.filled
+            else None,
+            "anchor_share": round(self.anchor_present / self.anchor_pages, 4)
+            if self.anchor_pages
+            else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FieldStats:
+        known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        known["shapes"] = dict(known.get("shapes", {}))
+        known["values"] = dict(known.get("values", {}))
+        known["const_tokens"] = list(known.get("const_tokens", []))
+        known["const_grams"] = list(known.get("const_grams", []))
+        return cls(**known)
+
+
+@dataclass
+class PageTypeStats:
+    """One page type's statistics in one run: structural signals plus per-field statistics."""
+
+    pages: int = 0  # pages of this type seen (0: unknown, e.g. a seeded baseline)
+    records: int = 0
+    root_pages: int = 0  # pages with a record root
+    root_total: int = 0  # record-root matches summed over those pages
+    root_zero: int = 0  # pages where the record root matched nothing
+    fields: dict[str, FieldStats] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> PageTypeStats:
+        return cls(
+            pages=d.get("pages", 0),
+            records=d.get("records", 0),
+            root_pages=d.get("root_pages", 0),
+            root_total=d.get("root_total", 0),
+            root_zero=d.get("root_zero", 0),
+            fields={k: FieldStats.from_dict(v) for k, v in d.get("fields", {}).items()},
+        )
+
+
+@dataclass
+class RunStats:
+    """Statistics of one run (or one fixture set): per page type, plus pages no type matched.
+
+    ``run_id`` labels the run in reports and baseline history (the pipeline sets it).
+    """
+
+    page_types: dict[str, PageTypeStats] = field(default_factory=dict)
+    total_pages: int = 0
+    unmatched_pages: int = 0
+    run_id: str | None = None
+    seeded: bool = False  # built from fixtures, not from a run
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (round-trips through :meth:`from_dict`)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunStats:
+        return cls(
+            page_types={k: PageTypeStats.from_dict(v) for k, v in d.get("page_types", {}).items()},
+            total_pages=d.get("total_pages", 0),
+            unmatched_pages=d.get("unmatched_pages", 0),
+            run_id=d.get("run_id"),
+            seeded=d.get("seeded", False),
+        )
+
+
+_NUMBER = re.compile(r"^[+\-−]?[$€£¥₩]?\s?\d[\d,. ]*(?:[%]|[A-Za-z]{0,3})?$")
+_DATE_RX = (
+    re.compile(r"^\d{4}[-./]\s?\d{1,2}[-./]\s?\d{1,2}\.?(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"),
+    re.compile(r"^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$"),
+    re.compile(r"^\d{4}년\s?\d{1,2}월\s?\d{1,2}일"),
+)
+_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%b. %d, %Y", "%Y%m%d")
+
+
+def _is_numeric(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return bool(_NUMBER.match(str(value).strip()))
+
+
+def _is_date(value: Any) -> bool:
+    text = str(value).strip()
+    if any(rx.match(text) for rx in _DATE_RX):
+        return True
+    if len(text) > 20 or not any(c.isdigit() for c in text):
+        return False
+    for fmt in _DATE_FORMATS:
+        try:
+            datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return True
+    return False
+
+
+def _char_class(ch: str) -> str:
+    if ch.isdigit():
+        return "9"
+    if ch.isalpha():
+        if ch.isascii():
+            return "A" if ch.isupper() else "a"
+        name = unicodedata.name(ch, "")
+        if name.startswith(("HANGUL", "CJK", "HIRAGANA", "KATAKANA")):
+            return "H"
+        return "A" if ch.isupper() else ("a" if ch.islower() else "L")
+    return ch
+
+
+def shape_signature(value: Any, tokens: int = 3) -> str:
+    """RAPTURE-style token shape: character classes, repeats collapsed, first ``tokens`` tokens."""
+    parts = str(value).split()
+    shapes = []
+    for tok in parts[:tokens]:
+        out: list[str] = []
+        for ch in tok:
+            c = _char_class(ch)
+            if not out or out[-1] != c:
+                out.append(c)
+        shapes.append("".join(out))
+    sig = " ".join(shapes)
+    return sig + "…" if len(parts) > tokens else sig
+
+
+def _value_hash(text: str) -> str:
+    """A short stable digest: baselines keep value identities, not the values themselves."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+
+
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"\w+")
+
+
+def _fingerprint(text: str) -> tuple[list[str], list[str]]:
+    """Hashed word tokens and character bigrams of ``text`` (case-folded, every digit run
+    read as ``0`` so a version or count bump, "4.0" → "6.0", is an edit, not new text)."""
+    folded = _DIGITS.sub("0", text.casefold())
+    tokens = sorted({t for t in _WORD.findall(folded)})[:MAX_FINGERPRINT]
+    letters = "".join(_WORD.findall(folded))
+    grams = sorted({letters[i : i + 2] for i in range(len(letters) - 1)})[:MAX_FINGERPRINT]
+    short = 4  # 32-bit digests: collisions among ≤ MAX_FINGERPRINT items are negligible
+    return (
+        [_value_hash(t)[: 2 * short] for t in tokens],
+        [_value_hash(g)[: 2 * short] for g in grams],
+    )
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return " ".join(str(v) for v in value if v is not None)
+    return str(value)
+
+
+def _field_stats(
+    values: Sequence[Any], pattern: re.Pattern[str] | None, anchor: tuple[int, int]
+) -> FieldStats:
+    texts = [_as_text(v).strip() for v in values]
+    filled = [(v, t) for v, t in zip(values, texts, strict=True) if t]
+    lengths = [len(t) for _, t in filled]
+    mean = sum(lengths) / len(lengths) if lengths else 0.0
+    var = sum((x - mean) ** 2 for x in lengths) / len(lengths) if lengths else 0.0
+    shapes = Counter(shape_signature(t) for _, t in filled)
+    top = dict(shapes.most_common(MAX_SHAPES))
+    values_seen = Counter(_value_hash(t) for _, t in filled)
+    top_values = dict(values_seen.most_common(MAX_VALUES))
+    tokens: list[str] = []
+    grams: list[str] = []
+    if len(values_seen) == 1:
+        tokens, grams = _fingerprint(filled[0][1])
+    return FieldStats(
+        count=len(values),
+        filled=len(filled),
+        len_mean=mean,
+        len_std=math.sqrt(var),
+        numeric=sum(1 for v, _ in filled if _is_numeric(v)),
+        dates=sum(1 for _, t in filled if _is_date(t)),
+        distinct=len({t for _, t in filled}),
+        shapes=top,
+        shape_other=len(filled) - sum(top.values()),
+        shape_singletons=sum(1 for c in shapes.values() if c == 1),
+        values=top_values,
+        value_other=len(filled) - sum(top_values.values()),
+        pattern_ok=sum(1 for _, t in filled if pattern.search(t)) if pattern else None,
+        anchor_pages=anchor[0],
+        anchor_present=anchor[1],
+        const_tokens=tokens,
+        const_grams=grams,
+    )
+
+
+def field_stats(
+    records: list[dict[str, Any]], page_type: PageType, page_results: list[PageResult]
+) -> RunStats:
+    """Statistics of one page type's records (``Record.values`` dicts) in one run.
+
+    ``page_results`` may hold every page of the run: pages of other types are ignored except
+    for the count of pages no page type matched. Combine several page types with
+    :func:`merge_stats`.
+    """
+    own = [p for p in page_results if p.page_type == page_type.name]
+    roots = [p.record_root_count for p in own if p.record_root_count is not None]
+    pts = PageTypeStats(
+        pages=len(own),
+        records=len(records),
+        root_pages=len(roots),
+        root_total=sum(roots),
+        root_zero=sum(1 for r in roots if r == 0),
+    )
+    for name, spec in page_type.fields.items():
+        pattern = None
+        if spec.pattern:
+            try:
+                pattern = re.compile(spec.pattern)
+            except re.error:  # the selector loader validates patterns; be lenient here
+                pattern = None
+        seen = [p.anchors_present[name] for p in own if name in p.anchors_present]
+        pts.fields[name] = _field_stats(
+            [r.get(name) for r in records], pattern, (len(seen), sum(seen))
+        )
+    return RunStats(
+        page_types={page_type.name: pts},
+        total_pages=len(page_results),
+        unmatched_pages=sum(1 for p in page_results if p.page_type is None),
+    )
+
+
+def merge_stats(parts: Iterable[RunStats]) -> RunStats:
+    """One RunStats from per-page-type ones (page counts are taken as the largest seen)."""
+    out = RunStats()
+    for part in parts:
+        out.page_types.update(part.page_types)
+        out.total_pages = max(out.total_pages, part.total_pages)
+        out.unmatched_pages = max(out.unmatched_pages, part.unmatched_pages)
+        out.run_id = out.run_id or part.run_id
+        out.seeded = out.seeded or part.seeded
+    return out

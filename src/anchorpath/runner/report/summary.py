@@ -1,0 +1,209 @@
+"""What a finished run leaves for people: quarantine files, alert bundle, change rate, report.
+
+:mod:`~anchorpath.runner.report.render` renders the summary dict built here;
+:mod:`~anchorpath.runner.report.alert` writes the alert bundle from the snapshots gathered here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from anchorpath.runner.checkpoint import Checkpoint, archived_pages
+from anchorpath.runner.drift.check import DriftResult
+from anchorpath.runner.report.alert import write_alert_bundle
+from anchorpath.runner.report.changerate import assess
+from anchorpath.runner.report.render import write_reports
+from anchorpath.runner.run_types import RunResult, warc_segments
+from anchorpath.runner.store.commit import COMMITTED
+from anchorpath.runner.store.database import DB_NAME, Store
+from anchorpath.selectors.evaluate import evaluate_page, parse_html
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = [
+    "BUNDLE_SNAPSHOTS",
+    "change_rate",
+    "run_summary",
+    "snapshots",
+    "write_bundle",
+    "write_quarantine",
+    "write_report",
+]
+
+#: Snapshots per side put into an alert bundle.
+BUNDLE_SNAPSHOTS = 6
+
+
+def write_quarantine(cp: Checkpoint, run_dir: Path, invalid: list[dict[str, Any]]) -> Path:
+    """Keep a run's records, invalid records and pages in ``<run_dir>/quarantine/``."""
+    q = run_dir / "quarantine"
+    q.mkdir(parents=True, exist_ok=True)
+    with (q / "records.jsonl").open("w", encoding="utf-8") as fh:
+        for r in cp.records:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    (q / "invalid.json").write_text(
+        json.dumps(invalid, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
+    (q / "pages.json").write_text(json.dumps(cp.pages, indent=1), encoding="utf-8")
+    return q
+
+
+def change_rate(store: Store, site: str) -> dict[str, Any]:
+    """How often the site's committed runs found changes (``changerate.assess``), for the
+    scheduler."""
+    runs = list(reversed(store.runs(site, verdicts=COMMITTED)))
+    changed = [(r.new + r.changed + r.withdrawn) > 0 for r in runs]
+    interval = 1.0
+    times = []
+    for r in runs:
+        try:
+            times.append(dt.datetime.fromisoformat(r.started_at.replace("Z", "+00:00")))
+        except ValueError:
+            continue
+    if len(times) >= 3:
+        gaps = [(b - a).total_seconds() / 86400 for a, b in itertools.pairwise(times)]
+        med = statistics.median(gaps)
+        # Runs hours apart (tests, the demo, reruns) are not a schedule; keep one day.
+        interval = med if med >= 0.5 else 1.0
+    rate = assess(changed, interval)
+    d = rate.to_dict()
+    d["lambda_hat"] = d["rate_per_day"]
+    d["lambda_recent"] = d["recent_rate_per_day"]
+    d["note"] = (
+        f"prior {rate.rate}/day until 14 accepted runs ({rate.runs} so far)"
+        if rate.from_prior
+        else f"Poisson estimate from {rate.runs} runs, {rate.changes} with changes"
+    )
+    return d
+
+
+def snapshots(run_dir: Path, urls: list[str]) -> list[tuple[str, bytes]]:
+    """Up to :data:`BUNDLE_SNAPSHOTS` archived pages of ``run_dir``, in the order of ``urls``."""
+    pages = archived_pages(warc_segments(run_dir))
+    out = []
+    for url in urls:
+        page = pages.get(url)
+        if page is not None:
+            out.append((url, page.body))
+        if len(out) >= BUNDLE_SNAPSHOTS:
+            break
+    return out
+
+
+def write_bundle(
+    store: Store,
+    site: str,
+    sf_path: Path,
+    compiled: Any,
+    cp: Checkpoint,
+    result: RunResult,
+    drift_obj: DriftResult,
+) -> Path:
+    """The alert bundle of a drift run: the last good run's pages and records beside this
+    run's (:func:`~anchorpath.runner.report.alert.write_alert_bundle`)."""
+    good_runs = store.runs(site, verdicts=COMMITTED, limit=1)
+    last_good: list[tuple[str, bytes]] = []
+    last_records: list[dict[str, Any]] = []
+    if good_runs and good_runs[0].run_dir:
+        good_dir = Path(good_runs[0].run_dir)
+        rows = store._query(
+            "SELECT url FROM pages WHERE run_id = ? ORDER BY rowid", (good_runs[0].id,)
+        )
+        last_good = snapshots(good_dir, [r[0] for r in rows])
+        for url, body in last_good:
+            pr = evaluate_page(compiled, parse_html(body, plain=True), url)
+            last_records += [r.to_dict() for r in pr.records]
+    failing = snapshots(result.run_dir, [p["url"] for p in cp.pages])
+    failing_urls = {u for u, _ in failing}
+    failing_records = [
+        {"_url": r["url"], "_page_type": r["page_type"], **r["values"]}
+        for r in cp.records
+        if r["url"] in failing_urls
+    ]
+    return Path(
+        write_alert_bundle(
+            result.run_dir,
+            sf_path,
+            last_good,
+            last_records,
+            failing,
+            drift_obj,
+            failing_records=failing_records,
+            run_id=cp.run_id,
+        )
+    )
+
+
+def run_summary(
+    state_dir: Path,
+    sf: SelectorFile,
+    sf_path: Path,
+    cp: Checkpoint,
+    result: RunResult,
+    stats: dict[str, Any] | None,
+    baseline: list[Any],
+    quarantine: Path | None,
+    finished: str,
+) -> dict[str, Any]:
+    """The JSON-ready summary of a finished run that ``report.write_reports`` renders."""
+    paths = {
+        "database": str(state_dir / DB_NAME),
+        "warc": ", ".join(str(result.run_dir / s) for s in cp.warc_segments),
+        "selector_file": str(sf_path),
+    }
+    if quarantine:
+        paths["quarantine"] = str(quarantine)
+    if result.bundle:
+        paths["bundle"] = str(result.bundle)
+        paths["alert"] = str(result.run_dir / "alert.json")
+    return {
+        "run_id": cp.run_id,
+        "site": sf.site.id,
+        "verdict": result.verdict,
+        "reason": result.reason,
+        "selector_version": sf.version,
+        "started_at": cp.started_at,
+        "finished_at": finished,
+        "resumed": result.resumed,
+        "complete": result.complete,
+        "counts": {**result.counts(), "replayed": result.replayed},
+        "events": [
+            {
+                "kind": e.kind,
+                "key": e.key,
+                **(
+                    {"changes": {k: [o, n] for k, (o, n) in e.fields.items()}}
+                    if e.kind == "changed"
+                    else {}
+                ),
+            }
+            for e in result.events
+        ],
+        "drift": result.drift,
+        "field_stats": stats,
+        "baseline_history": [b.to_dict() for b in baseline],
+        "fetch": result.fetch_counters,
+        "errors": result.errors,
+        "change_rate": result.change_rate,
+        "paths": paths,
+    }
+
+
+def write_report(
+    state_dir: Path,
+    sf: SelectorFile,
+    sf_path: Path,
+    cp: Checkpoint,
+    result: RunResult,
+    stats: dict[str, Any] | None,
+    baseline: list[Any],
+    quarantine: Path | None,
+    finished: str,
+) -> None:
+    """Write the run's reports into its run directory."""
+    summary = run_summary(state_dir, sf, sf_path, cp, result, stats, baseline, quarantine, finished)
+    write_reports(result.run_dir, summary)

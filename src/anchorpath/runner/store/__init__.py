@@ -1,0 +1,1 @@
+"""The run state: the SQLite database, the commit of records into it (events), SimHash."""

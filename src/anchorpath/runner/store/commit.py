@@ -1,0 +1,205 @@
+"""The commit step: how a run's extracted records become store rows and events.
+
+An ``ok`` run commits at once (``pipeline.py``); a ``drift`` run keeps its :class:`CommitPlan`
+in its quarantine until a person accepts it (``accept.py``), which then commits exactly as the
+run would have.
+
+Records of page types with ``emit: true`` go to the store, identified by the selector file's
+``key`` fields. When several emitting page types yield a record with the same key (a listing
+row and its detail page), they are merged field by field: a non-empty value beats an empty one,
+and on conflict the page type without a ``record_root`` (one record per page: the detail page,
+the fuller view) wins over a listing row. Records that break their schema are not stored; their
+keys still count as seen, so a bad row never turns into a ``withdrawn`` event. On an incomplete
+crawl, fields that came back empty keep their stored values rather than being recorded as
+deleted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from anchorpath.runner.store.database import (
+    Event,
+    PageRow,
+    RunRow,
+    Store,
+    StoredRecord,
+    canonical_json,
+    compute_events,
+)
+
+__all__ = [
+    "ACCEPT_PLAN",
+    "COMMITTED",
+    "REPLAYED",
+    "CommitPlan",
+    "commit_records",
+    "merge_records",
+    "page_rows",
+    "record_key",
+]
+
+#: Verdict of a run committed later by ``anchorpath replay --into store`` (its archived pages
+#: re-read with a newer selector version).
+REPLAYED = "replayed"
+#: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
+COMMITTED = ("ok", "accepted", REPLAYED)
+#: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
+ACCEPT_PLAN = "accept.json"
+
+
+@dataclass(frozen=True)
+class CommitPlan:
+    """How a run's extracted records become store rows: what an ok run commits at once and a
+    drift run keeps in its quarantine until a person accepts it.
+
+    ``bad`` are the indices of the records that broke their schema; ``listing_types`` the
+    page types with a ``record_root`` (merged first, so detail pages override them);
+    ``crawl_complete`` whether the crawl saw the whole site (no cap, no failed page, no
+    ``--url`` selection); ``stats`` the run's field statistics (the drift gate's baseline).
+    """
+
+    key_fields: list[str]
+    emit: list[str]
+    listing_types: list[str]
+    bad: list[int]
+    crawl_complete: bool
+    stats: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CommitPlan:
+        return cls(
+            key_fields=[str(k) for k in d["key_fields"]],
+            emit=[str(k) for k in d["emit"]],
+            listing_types=[str(k) for k in d["listing_types"]],
+            bad=[int(i) for i in d["bad"]],
+            crawl_complete=bool(d["crawl_complete"]),
+            stats=d.get("stats"),
+        )
+
+
+def record_key(values: Mapping[str, Any], key_fields: Sequence[str]) -> str | None:
+    """The natural key of a record: the key field's value (several: canonical JSON list)."""
+    parts = [values.get(k) for k in key_fields]
+    if any(p is None or p == "" or p == [] for p in parts):
+        return None
+    if len(parts) == 1:
+        return str(parts[0]) if not isinstance(parts[0], str) else parts[0]
+    return canonical_json(parts)
+
+
+def merge_records(
+    records: Sequence[Mapping[str, Any]], plan: CommitPlan
+) -> tuple[dict[str, dict[str, Any]], set[str], int]:
+    """Valid emitted records merged by key; keys of invalid ones; unidentifiable count."""
+    bad = set(plan.bad)
+    listing = set(plan.listing_types)
+    unidentified = 0
+    # List rows (record_root) first, so that detail pages override them; stable otherwise.
+    ordered = sorted(
+        (i for i, r in enumerate(records) if r["page_type"] in plan.emit),
+        key=lambda i: 0 if records[i]["page_type"] in listing else 1,
+    )
+    seen: dict[str, dict[str, Any]] = {}
+    invalid_keys: set[str] = set()
+    for i in ordered:
+        r = records[i]
+        key = record_key(r["values"], plan.key_fields)
+        if key is None:
+            unidentified += 1
+            continue
+        if i in bad:
+            invalid_keys.add(key)
+            continue
+        merged = seen.setdefault(key, {})
+        for name, value in r["values"].items():
+            if value not in (None, "", []) or name not in merged:
+                merged[name] = value
+    # A key with one bad source (say, its detail page broke) is not trusted this run.
+    for key in invalid_keys:
+        seen.pop(key, None)
+    return dict(sorted(seen.items())), invalid_keys, unidentified
+
+
+def commit_records(
+    store: Store,
+    run_row: RunRow,
+    records: Sequence[Mapping[str, Any]],
+    plan: CommitPlan,
+    pages: Sequence[PageRow],
+) -> tuple[list[Event], bool]:
+    """Compute a run's events against the store's current records and commit them, the
+    records, the pages and ``run_row`` (counts and statistics filled in) in one transaction.
+
+    Returns the events and whether withdrawals were inferred (the crawl was complete and every
+    emitted record identifiable). The caller holds the site lock.
+    """
+    seen, protected, unidentified = merge_records(records, plan)
+    complete = plan.crawl_complete and not unidentified
+    current = store.current(run_row.site)
+    if not complete:
+        seen = _keep_stored_fields(seen, current)
+    # A key with an invalid row keeps its stored version: neither changed nor withdrawn.
+    events = compute_events(
+        current, {**_stored_values(protected, current), **seen}, complete=complete
+    )
+    kinds = [e.kind for e in events]
+    stats_store = dict(plan.stats or {})
+    stats_store["run_id"] = run_row.id
+    row = replace(
+        run_row,
+        complete=complete,
+        new=kinds.count("new"),
+        changed=kinds.count("changed"),
+        withdrawn=kinds.count("withdrawn"),
+        stats=stats_store,
+    )
+    store.commit_run(row, seen=seen, events=events, pages=pages)
+    return events, complete
+
+
+def page_rows(pages: Sequence[Mapping[str, Any]]) -> list[PageRow]:
+    """Store rows for the pages a run's checkpoint recorded."""
+    return [
+        PageRow(
+            p["url"],
+            p["final_url"],
+            p["status"],
+            p["etag"],
+            p["last_modified"],
+            p["sha256"],
+            p["page_type"],
+            p["records"],
+        )
+        for p in pages
+    ]
+
+
+def _keep_stored_fields(
+    seen: dict[str, dict[str, Any]], current: Mapping[str, StoredRecord]
+) -> dict[str, dict[str, Any]]:
+    """On an incomplete run, an empty field is a missing page, not a deleted value."""
+    out = {}
+    for key, values in seen.items():
+        old = current.get(key)
+        if old is None:
+            out[key] = values
+            continue
+        merged = dict(values)
+        for name, value in old.values.items():
+            if merged.get(name) in (None, "", []):
+                merged[name] = value
+        out[key] = merged
+    return out
+
+
+def _stored_values(
+    keys: set[str], current: Mapping[str, StoredRecord]
+) -> dict[str, dict[str, Any]]:
+    return {k: dict(current[k].values) for k in keys if k in current}

@@ -1,0 +1,59 @@
+"""render="browser": Chromium behind the same robots gate and pacing; third parties blocked."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from anchorpath._config import FetchConfig
+from anchorpath._errors import RobotsDisallowed
+from anchorpath.fetch.polite import PoliteFetcher
+from anchorpath.fetch.testing import FaultServer, ok
+from anchorpath.fetch.warc import WarcReader, WarcWriter
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium not installed"),
+]
+
+CONFIG = replace(
+    FetchConfig(),
+    contact="t@example.org",
+    min_delay=0.2,
+    delay_factor=1.0,
+    allow_private_networks=True,
+)
+
+
+def test_rendered_dom_robots_and_third_party_blocked(tmp_path: Path) -> None:
+    with FaultServer(
+        {"/tracker.js": ok(b"window.tracked = 1;", "application/javascript")}
+    ) as other:
+        page = (
+            "<html><body><div id=out>static</div>"
+            f"<script src='{other.url('/tracker.js')}'></script>"
+            "<script>fetch('/private/data').catch(() => {});"
+            "document.getElementById('out').textContent = 'rendered by js';</script>"
+            "</body></html>"
+        ).encode()
+        routes = {"/page": ok(page), "/private/data": ok(b"secret", "text/plain")}
+        with FaultServer(routes, robots="User-agent: *\nDisallow: /private/\n") as site:
+            warc_path = tmp_path / "b.warc.gz"
+            with WarcWriter(warc_path) as warc, PoliteFetcher(CONFIG, warc=warc) as fetcher:
+                result = fetcher.fetch(site.url("/page"), render="browser")
+                assert b"rendered by js" in result.body
+                assert result.charset == "utf-8" and result.status == 200
+                with pytest.raises(RobotsDisallowed):
+                    fetcher.fetch(site.url("/private/data"), render="browser")
+                again = fetcher.fetch(site.url("/page"), render="browser")
+                assert again.status == 200
+            assert other.paths() == []  # third-party request never left the browser
+            assert "/private/data" not in site.paths()
+            pages = site.times("/page")
+            assert pages[1] - pages[0] >= 0.2 - 0.02
+            assert site.paths()[0] == "/robots.txt"
+            rendered = dict(WarcReader(warc_path).rendered())
+            assert b"rendered by js" in rendered[site.url("/page")]

@@ -1,0 +1,108 @@
+"""Run reports: three files, the HTML one self-contained."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from anchorpath.runner.drift.check import check_drift, update_baseline
+from anchorpath.runner.drift.stats import RunStats, field_stats
+from anchorpath.runner.report.render import write_reports
+from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.model import PageType
+
+PT = PageType.from_dict(
+    "list",
+    {
+        "match": "list",
+        "record_root": "//tr",
+        "fields": {
+            "name": {"xpath": "td[1]", "anchor": {"kind": "label-text", "value": "Name <x>"}},
+            "date": {"xpath": "td[2]", "type": "date"},
+        },
+    },
+)
+
+
+def _stats(day: int, *, broken: bool = False) -> RunStats:
+    rng = random.Random(day)
+    recs: list[dict[str, Any]] = [
+        {
+            "name": f"Item {rng.randint(1, 999)}",
+            "date": None if broken else f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+        }
+        for _ in range(30)
+    ]
+    pages = [
+        PageResult(
+            f"http://127.0.0.1/list?p={i}",
+            "list",
+            (),
+            record_root_count=10,
+            anchors_present={"name": True},
+        )
+        for i in range(3)
+    ]
+    s = field_stats(recs, PT, pages)
+    s.run_id = f"day{day}"
+    return s
+
+
+def summary() -> dict[str, Any]:
+    base: list[RunStats] = []
+    for d in range(1, 6):
+        base = update_baseline(base, _stats(d))
+    cur = _stats(9, broken=True)
+    drift = check_drift(cur, base)
+    return {
+        "run_id": "20240304T060000Z",
+        "site": "demo <&> site",
+        "verdict": drift.verdict,
+        "selector_version": 3,
+        "started_at": "2024-03-04T06:00:00Z",
+        "finished_at": "2024-03-04T06:01:10Z",
+        "counts": {"pages": 3, "records": 30, "new": 1, "changed": 1, "withdrawn": 0},
+        "events": [
+            {"kind": "new", "key": "A-1"},
+            {"kind": "changed", "key": "A-2", "changes": {"name": ["<b>old</b>", "new"]}},
+        ],
+        "drift": drift.to_dict(),
+        "field_stats": cur.to_dict(),
+        "baseline_history": [b.to_dict() for b in base],
+        "fetch": {"requests": 4, "not_modified": 1, "retries": 0, "robots_denied": 0},
+        "errors": ["http://127.0.0.1/x: 404", {"url": "http://127.0.0.1/y", "message": "timeout"}],
+        "change_rate": {"lambda_hat": 0.5, "burst": False, "silent_stop": False},
+        "paths": {"warc": "runs/x/pages.warc.gz"},
+    }
+
+
+def test_files_written(tmp_path: Path) -> None:
+    s = summary()
+    write_reports(tmp_path / "run", s)
+    for name in ("report.json", "report.md", "report.html"):
+        assert (tmp_path / "run" / name).is_file()
+    assert json.loads((tmp_path / "run" / "report.json").read_text())["run_id"] == s["run_id"]
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "Verdict: drift" in md and "| date |" in md and "A-2" in md
+
+
+def test_html_self_contained_and_escaped(tmp_path: Path) -> None:
+    write_reports(tmp_path, summary())
+    page = (tmp_path / "report.html").read_text()
+    # no external references of any kind
+    assert not re.search(r"(?:src|href)\s*=", page, re.I)
+    assert "http://" not in page.replace("http://127.0.0.1", "") and "https://" not in page
+    assert "<script" not in page and "@import" not in page and "url(" not in page
+    assert page.count("<svg") >= 4  # plots of the fields over recent runs
+    assert "&lt;b&gt;old&lt;/b&gt;" in page and "<b>old</b>" not in page
+    assert "demo &lt;&amp;&gt; site" in page
+    assert "date" in page and "null/empty ratio" in page
+    assert "timeout" in page and "not_modified" in page
+
+
+def test_minimal_summary(tmp_path: Path) -> None:
+    write_reports(tmp_path, {"run_id": "r1", "site": "s", "verdict": "ok"})
+    assert "Verdict: ok" in (tmp_path / "report.html").read_text()
