@@ -20,6 +20,10 @@ RUNNER_MODULES = [
     "anchorpath.runner.store.simhash",
     "anchorpath.runner.report.changerate",
     "anchorpath.runner.drift.validate",
+    "anchorpath.runner.run_all",
+    "anchorpath.runner.replay",
+    "anchorpath.runner.executor",
+    "anchorpath.cli.replay",
     # what the pipeline loads lazily while it runs
     "anchorpath.fetch.polite",
     "anchorpath.fetch.warc",

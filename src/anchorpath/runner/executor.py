@@ -202,7 +202,7 @@ class DaskExecutor:
         keys = list(names) if names else [str(i) for i in range(len(items))]
         index: dict[str, int] = {}
         queue = list(range(len(items)))
-        ac: Any = _distributed().as_completed()
+        ac: Any = _distributed().as_completed(loop=self.client.loop)
 
         def submit(i: int) -> None:
             fut: Any = self.client.submit(
