@@ -6,7 +6,7 @@ versions make ``build`` silently learn nothing) never enter the project's venv.
 
 Protocol: one JSON document on stdin, one on stdout.
 
-    in:  {"jobs": [{"id": str,
+    in:  {"jobs": [{"id": str, "mode": "exact" (default) | "similar",
                     "train": [{"url": str, "html": str, "wanted": {alias: [value, ...]}}],
                     "test":  [{"key": str, "url": str, "html": str}]}]}
     out: {"results": {job_id: {"rules": int, "learned": {alias: n_rules},
@@ -14,7 +14,9 @@ Protocol: one JSON document on stdin, one on stdout.
                                "errors": {key: message}}}}
 
 Training follows autoscraper's documented multi-page use: ``build(..., update=True)`` once per
-seed page with ``wanted_dict``; extraction uses ``get_result_exact(..., group_by_alias=True)``.
+seed page with ``wanted_dict``; extraction uses ``get_result_exact(..., group_by_alias=True)``, or for list pages
+(``"mode": "similar"``, bench/lists.py) ``get_result_similar(..., group_by_alias=True,
+keep_order=True)``, which returns every record alike to the examples.
 This file deliberately imports nothing from anchorpath (it runs in another interpreter).
 """
 
@@ -45,7 +47,18 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     errors: dict[str, str] = {}
     for page in job["test"]:
         try:
-            got = scraper.get_result_exact(url=page["url"], html=page["html"], group_by_alias=True)
+            if job.get("mode") == "similar":  # list pages: every record like the examples
+                got = scraper.get_result_similar(
+                    url=page["url"],
+                    html=page["html"],
+                    group_by_alias=True,
+                    keep_order=True,
+                    unique=True,
+                )
+            else:
+                got = scraper.get_result_exact(
+                    url=page["url"], html=page["html"], group_by_alias=True
+                )
         except Exception as exc:
             errors[page["key"]] = repr(exc)
             got = {}

@@ -35,3 +35,21 @@ def test_settings_are_frozen() -> None:
     s = load_settings(env={})
     with pytest.raises(AttributeError):
         s.fetch.min_delay = 0  # type: ignore[misc]
+
+
+def test_llm_settings_and_short_env_spellings(tmp_path: Path) -> None:
+    cfg = tmp_path / "a.toml"
+    cfg.write_text('[llm]\nmodel = "qwen2.5-7b"\ntoken_budget = 1500\nprice_input = 0.15\n')
+    env = {
+        "ANCHORPATH_LLM_BASE_URL": "http://127.0.0.1:8080/v1",
+        "ANCHORPATH_CACHE_DIR": "/tmp/c",
+        "ANCHORPATH_LLM_MODEL": "llama-3.1-8b",
+        "OPENAI_API_KEY": "sk-x",
+    }
+    s = load_settings(cfg, env=env)
+    assert s.llm.base_url == "http://127.0.0.1:8080/v1" and s.paths.cache_dir == "/tmp/c"
+    assert s.llm.model == "llama-3.1-8b"  # env beats file
+    assert s.llm.token_budget == 1500 and s.llm.price_input == 0.15 and s.llm.temperature == 0.0
+    assert "sk-x" not in repr(s)  # keys are never settings
+    both = load_settings(env={**env, "ANCHORPATH_LLM__MODEL": "m2"})
+    assert both.llm.model == "m2"  # the __ spelling wins

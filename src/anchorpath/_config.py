@@ -6,14 +6,16 @@ A config file is TOML with one table per section (``[fetch]``, ``[paths]``, ``[l
     contact = "data-team@example.org"
     min_delay = 3.0
 
-Environment variables are ``ANCHORPATH_<SECTION>__<FIELD>`` (``ANCHORPATH_FETCH__MIN_DELAY=3``).
+Environment variables are ``ANCHORPATH_<SECTION>__<FIELD>`` (``ANCHORPATH_FETCH__MIN_DELAY=3``);
+a few common ones also have short spellings (``ANCHORPATH_LLM_BASE_URL``, ``ANCHORPATH_LLM_MODEL``,
+``ANCHORPATH_CACHE_DIR``), which the double-underscore spelling overrides when both are set.
+API keys are never settings: the LLM client reads them from the environment when it starts.
 CLI flags arrive as a ``{"section.field": value}`` mapping. Unknown keys are errors, never ignored:
 a typo in a politeness setting must not silently fall back to a default.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping
@@ -76,14 +78,29 @@ class PathsConfig:
 
 @dataclass(frozen=True)
 class LLMConfig:
-    """An OpenAI-compatible endpoint, used by authoring only (never by the runner)."""
+    """An OpenAI-compatible endpoint, used by authoring only (never by the runner).
+
+    The API key is not a setting: it is read from ``ANCHORPATH_LLM_API_KEY`` or the variable
+    named by ``api_key_env`` when the client starts, and never logged, cached or written.
+    ``structured`` is ``auto`` (json_schema, falling back to json_object when the endpoint
+    rejects it), ``json_schema`` or ``json_object``. Prices are USD per million tokens, for the
+    ledger's cost estimate. ``token_budget`` bounds each seed's pruned Markdown.
+    """
 
     base_url: str = "http://127.0.0.1:8000/v1"
     model: str = "gpt-4o-mini"
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = 60.0
     max_retries: int = 2
+    retry_cap: float = 30.0
     temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 2048
+    structured: str = "auto"
+    token_budget: int = 2500
+    perturbation_rounds: int = 1
+    price_input: float = 0.0
+    price_output: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -149,8 +166,16 @@ def _read_file(path: Path) -> dict[str, Any]:
     return flat
 
 
+#: Short environment spellings of a few settings (the ``__`` spelling wins when both are set).
+ENV_ALIASES = {
+    "ANCHORPATH_LLM_BASE_URL": "llm.base_url",
+    "ANCHORPATH_LLM_MODEL": "llm.model",
+    "ANCHORPATH_CACHE_DIR": "paths.cache_dir",
+}
+
+
 def _read_env(env: Mapping[str, str]) -> dict[str, Any]:
-    flat: dict[str, Any] = {}
+    flat: dict[str, Any] = {dotted: env[key] for key, dotted in ENV_ALIASES.items() if key in env}
     for key, value in env.items():
         if not key.startswith("ANCHORPATH_") or "__" not in key:
             continue
@@ -185,8 +210,3 @@ def load_settings(
         given = {k: v for k, v in overrides.items() if v is not None}
         settings = _apply(settings, given, "command line")
     return settings
-
-
-def as_dict(settings: Settings) -> dict[str, Any]:
-    """Plain-dict view, for reports."""
-    return dataclasses.asdict(settings)

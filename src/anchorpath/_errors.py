@@ -9,7 +9,8 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── SelectorFileError           a selector file cannot be read or is invalid
     │   └── SelectorValidationError     schema / XPath errors, with a list of precise problems
     ├── ExtractionError             a page cannot be decoded or evaluated
-    │   └── DecodeError                 bytes that no candidate encoding decodes
+    │   ├── DecodeError                 bytes that no candidate encoding decodes
+    │   └── SelectorEvaluationError     an XPath of the selector file fails to evaluate
     ├── FetchError                  anything on the way to the network
     │   ├── RobotsDisallowed            robots.txt forbids the URL (skip it, do not retry)
     │   ├── OriginBlocked               401/403, robots 4xx, login wall, CAPTCHA: stop the origin
@@ -47,6 +48,7 @@ __all__ = [
     "ReviewError",
     "RobotsDisallowed",
     "RunError",
+    "SelectorEvaluationError",
     "SelectorFileError",
     "SelectorValidationError",
     "StoreError",
@@ -86,6 +88,11 @@ class ExtractionError(AnchorpathError):
 
 class DecodeError(ExtractionError):
     """No candidate encoding decodes the page bytes."""
+
+
+class SelectorEvaluationError(ExtractionError):
+    """An XPath of the selector file compiled but fails to evaluate: a fault of the selector
+    file, not of the page, so a run stops with verdict ``error`` instead of skipping pages."""
 
 
 class FetchError(AnchorpathError):

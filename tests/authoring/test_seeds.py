@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from anchorpath._errors import AuthoringError
 from anchorpath.authoring.seeds import load_seed
+from anchorpath.fetch.mock import MockFetcher
+from anchorpath.fetch.result import FetchResult
 
 EUC = "<html><head><meta charset='euc-kr'></head><body>성분명</body></html>".encode("euc-kr")
 
@@ -27,17 +28,10 @@ def test_url_seed_with_callable_and_fetcher_object() -> None:
     s = load_seed("http://x.test/p", fetch=lambda url: EUC)
     assert "성분명" in s.html and s.url == "http://x.test/p"
 
-    @dataclass
-    class Result:
-        body: bytes
-        charset: str | None
-        final_url: str
-
-    class Fetcher:
-        def fetch(self, url: str) -> Result:
-            return Result(EUC, "euc-kr", url + "?final")
-
-    s = load_seed("http://x.test/p", fetch=Fetcher())
+    final = FetchResult(
+        "http://x.test/p", "http://x.test/p?final", 200, {}, EUC, "euc-kr", False, 0.0
+    )
+    s = load_seed("http://x.test/p", fetch=MockFetcher({"http://x.test/p": final}))
     assert s.url == "http://x.test/p?final" and s.source == "http://x.test/p"
 
 

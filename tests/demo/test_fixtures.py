@@ -164,6 +164,7 @@ def _selectors_dir(tmp_path: Path, *, fixtures: bool) -> Path:
     return selectors
 
 
+@pytest.mark.slow
 def test_day1_run_is_checked_against_the_seeded_baseline(tmp_path: Path) -> None:
     code, report = _first_run_report(_selectors_dir(tmp_path, fixtures=True), tmp_path / "state")
     assert (report["verdict"], code) == ("ok", 0), report["reason"]
@@ -174,6 +175,7 @@ def test_day1_run_is_checked_against_the_seeded_baseline(tmp_path: Path) -> None
     assert set(history[0]["page_types"]) == {"list", "detail"}
 
 
+@pytest.mark.slow
 def test_without_fixtures_day1_has_no_baseline(tmp_path: Path) -> None:
     # The contrast: the same selector file with its fixtures missing is accepted blindly.
     code, report = _first_run_report(_selectors_dir(tmp_path, fixtures=False), tmp_path / "state")
@@ -181,6 +183,7 @@ def test_without_fixtures_day1_has_no_baseline(tmp_path: Path) -> None:
     assert not report["baseline_history"]
 
 
+@pytest.mark.slow
 def test_a_first_run_on_a_changed_template_is_stopped_by_the_seed(tmp_path: Path) -> None:
     # The site was redesigned before the very first run: the seeded baseline names the fields.
     selectors = _selectors_dir(tmp_path, fixtures=True)

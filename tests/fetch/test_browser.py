@@ -28,6 +28,7 @@ CONFIG = replace(
 )
 
 
+@pytest.mark.slow
 def test_rendered_dom_robots_and_third_party_blocked(tmp_path: Path) -> None:
     with FaultServer(
         {"/tracker.js": ok(b"window.tracked = 1;", "application/javascript")}

@@ -21,7 +21,6 @@ from anchorpath._errors import (
     UnsafeRequest,
 )
 from anchorpath.fetch.events import FetchEvent
-from anchorpath.fetch.mock import MockFetcher
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.result import FetchResult
 from anchorpath.fetch.testing import (
@@ -599,17 +598,6 @@ def test_events_redact_and_explain_waits(fetcher: PoliteFetcher, events: list[Fe
         assert counters["requests"] == 3 and counters["robots_requests"] == 1
     finally:
         server.stop()
-
-
-def test_mock_fetcher() -> None:
-    mock = MockFetcher({"http://x/a": (200, {"Content-Type": "text/html; charset=UTF-8"}, b"hi")})
-    result = mock.fetch("http://x/a")
-    assert result.body == b"hi" and result.charset == "utf-8"
-    with pytest.raises(FetchFailed):
-        mock.fetch("http://x/missing")
-    assert [u for u, _, _ in mock.calls] == ["http://x/a", "http://x/missing"]
-    results = dict(mock.fetch_many(["http://x/a", "http://x/b"]))
-    assert isinstance(results["http://x/b"], FetchFailed)
 
 
 def test_robots_url_for_origin() -> None:

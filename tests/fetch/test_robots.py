@@ -36,18 +36,18 @@ def test_standard_case(case: dict[str, object]) -> None:
     assert _answer(case) is case["allowed"], case.get("note", "")
 
 
+#: Google-specific cases where we knowingly answer differently (Google treats
+#: ``Allow: /dir/index.html`` as allowing ``/dir/``; we do not, which is stricter).
+GOOGLE_DIFFERS = {"spec:correctness__index-page:0:0"}
+
+
 @pytest.mark.skipif(not CASES, reason="../shared/data/robots not present")
-def test_google_specific_cases_reported(capsys: pytest.CaptureFixture[str]) -> None:
-    """Google-specific cases are not required; print our answer next to Google's."""
-    rows = []
-    for case in GOOGLE:
-        ours = _answer(case)
-        rows.append(f"{case['id']}: google={case['allowed']} ours={ours}")
-    with capsys.disabled():
-        print("\nGoogle-specific robots cases (not required):")
-        for row in rows:
-            print("  " + row)
-    assert len(rows) == len(GOOGLE)
+def test_google_specific_cases_differ_only_where_known() -> None:
+    """Google-specific cases are not required; a new disagreement fails with the full table."""
+    rows = {str(c["id"]): (bool(c["allowed"]), _answer(c)) for c in GOOGLE}
+    differ = {i for i, (google, ours) in rows.items() if google is not ours}
+    table = "\n".join(f"{i}: google={g} ours={o}" for i, (g, o) in sorted(rows.items()))
+    assert differ <= GOOGLE_DIFFERS, table
 
 
 ACCEPTANCE = b"User-agent: *\nDisallow: /\nAllow: /public/\n\nUser-agent: Googlebot\nAllow: /\n"

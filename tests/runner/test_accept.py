@@ -18,12 +18,9 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from anchorpath._config import FetchConfig
-from anchorpath._errors import FetchFailed, OriginBlocked
 from anchorpath.cli import main
 from anchorpath.cli.run import print_summary
-from anchorpath.fetch.result import FetchResult
-from anchorpath.fetch.warc import WarcWriter
+from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.runner.accept import AcceptRefused, accept_run
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions, RunResult
@@ -90,39 +87,6 @@ def site(ids: range | list[int], notice: str = OLD_NOTICE) -> dict[str, bytes]:
     return pages
 
 
-class SiteFetcher:
-    """Serves a dict of pages, archiving each to the WARC first, like the polite fetcher."""
-
-    def __init__(
-        self, pages: dict[str, bytes], warc_path: Path, refuse: bool, fail: set[str]
-    ) -> None:
-        self.pages, self.refuse, self.fail = pages, refuse, fail
-        self.warc = WarcWriter(warc_path)
-
-    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
-        if self.refuse:
-            raise OriginBlocked(f"{url}: 403 Forbidden", url=url, reason="403")
-        if url in self.fail:
-            raise FetchFailed(f"{url}: 503 after 3 attempts", url=url, status=503)
-        body = self.pages[url]
-        headers = [("Content-Type", "text/html; charset=utf-8")]
-        self.warc.write_exchange(
-            url=url,
-            method="GET",
-            request_headers=[],
-            status=200,
-            reason="OK",
-            response_headers=headers,
-            payload=body,
-        )
-        return FetchResult(
-            url, url, 200, {"content-type": headers[0][1]}, body, "utf-8", False, 0.0
-        )
-
-    def close(self) -> None:
-        self.warc.close()
-
-
 @pytest.fixture
 def selectors_dir(tmp_path: Path) -> Path:
     d = tmp_path / "selectors"
@@ -139,11 +103,16 @@ def run(
     refuse: bool = False,
     fail: set[str] | None = None,
 ) -> RunResult:
-    def factory(config: FetchConfig, warc: Path, cache: Path, on_event: Any) -> SiteFetcher:
-        return SiteFetcher(pages, warc, refuse, fail or set())
+    def route(url: str) -> Route:
+        if refuse:
+            return (403, {}, b"")
+        if fail and url in fail:
+            return (503, {}, b"")
+        return pages.get(url, (404, {}, b""))
 
     return run_site(
-        RunOptions("board", selectors_dir, state, base_url=ORIGIN), fetcher_factory=factory
+        RunOptions("board", selectors_dir, state, base_url=ORIGIN),
+        fetcher_factory=MockFetcher.factory(route),
     )
 
 

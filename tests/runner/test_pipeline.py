@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from anchorpath._config import FetchConfig
-from anchorpath._errors import FetchFailed, OriginBlocked, RunError
+from anchorpath._errors import RunError
+from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.fetch.result import FetchResult
-from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.drift.validate import RecordValidator, record_schema
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import run_site
@@ -137,49 +136,6 @@ SELECTOR = {
 }
 
 
-class SiteFetcher:
-    """Serves a dict of pages, archiving each to the WARC first, like the polite fetcher."""
-
-    def __init__(
-        self,
-        pages: dict[str, bytes],
-        warc_path: Path,
-        log: list[str],
-        *,
-        refuse: bool = False,
-        fail: set[str] | None = None,
-        hook: Callable[[str, int], None] | None = None,
-    ) -> None:
-        self.pages, self.log, self.refuse, self.fail, self.hook = pages, log, refuse, fail, hook
-        self.warc = WarcWriter(warc_path)
-
-    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
-        self.log.append(url)
-        if self.refuse:
-            raise OriginBlocked(f"{url}: 403 Forbidden", url=url, reason="403")
-        if url not in self.pages or (self.fail and url in self.fail):
-            raise FetchFailed(f"{url}: 404", url=url, status=404)
-        body = self.pages[url]
-        headers = [("Content-Type", "text/html; charset=utf-8")]
-        self.warc.write_exchange(
-            url=url,
-            method="GET",
-            request_headers=[],
-            status=200,
-            reason="OK",
-            response_headers=headers,
-            payload=body,
-        )
-        if self.hook:
-            self.hook(url, len(self.log))
-        return FetchResult(
-            url, url, 200, {"content-type": headers[0][1]}, body, "utf-8", False, 0.0
-        )
-
-    def close(self) -> None:
-        self.warc.close()
-
-
 class Killed(BaseException):
     """Stands in for kill -9: nothing in the pipeline catches it."""
 
@@ -197,16 +153,30 @@ def run(
     state: Path,
     pages: dict[str, bytes],
     log: list[str] | None = None,
+    *,
+    refuse: bool = False,
+    fail: set[str] | None = None,
+    hook: Callable[[str, int], None] | None = None,
     **kw: Any,
 ) -> RunResult:
+    """One run of the synthetic site served by a MockFetcher; ``log`` collects every URL asked
+    for, ``hook(url, n)`` runs after the n-th page is archived."""
     log = [] if log is None else log
-    fetch_kw = {k: kw.pop(k) for k in ("refuse", "fail", "hook") if k in kw}
 
-    def factory(config: FetchConfig, warc: Path, cache: Path, on_event: Any) -> SiteFetcher:
-        return SiteFetcher(pages, warc, log, **fetch_kw)
+    def route(url: str) -> Route:
+        log.append(url)
+        if refuse:
+            return (403, {}, b"")
+        if url not in pages or (fail and url in fail):
+            return (404, {}, b"")
+        return pages[url]
+
+    def after(result: FetchResult) -> None:
+        if hook is not None:
+            hook(result.url, len(log))
 
     opts = RunOptions("synth", selectors_dir, state, base_url=ORIGIN, **kw)
-    return run_site(opts, fetcher_factory=factory)
+    return run_site(opts, fetcher_factory=MockFetcher.factory(route, after=after))
 
 
 def keys(result: RunResult, kind: str) -> list[str]:
@@ -409,3 +379,44 @@ def test_changed_selector_file_abandons_the_unfinished_run(
     r = run(selectors_dir, state, render_site(1))
     assert not r.resumed and r.verdict == "ok" and r.selector_version == 2
     assert list((state / "runs" / "synth").glob("*/checkpoint.abandoned.json"))
+
+
+# -- the drift gate never fails open -------------------------------------------------------------
+
+
+def test_a_broken_drift_check_fails_the_run_instead_of_passing_it(
+    tmp_path: Path, selectors_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anchorpath.runner.drift import gate
+
+    state = tmp_path / "state"
+    run(selectors_dir, state, render_site(1))
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("drift check is broken")
+
+    monkeypatch.setattr(gate, "check_drift", broken)
+    before = Store.in_state_dir(state).dump()
+    with pytest.raises(RuntimeError, match="drift check is broken"):
+        run(selectors_dir, state, render_site(2))
+    assert Store.in_state_dir(state).dump() == before  # nothing committed
+
+
+def test_a_missing_drift_module_fails_the_run_command(tmp_path: Path, selectors_dir: Path) -> None:
+    """Without the drift check the ``run`` command cannot even load: it exits non-zero."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules['anchorpath.runner.drift.check'] = None  # as if the module were broken\n"
+        "from anchorpath.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    args = ["run", "synth", "--selectors", str(selectors_dir), "--state", str(tmp_path / "s")]
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode != 0
+    assert "anchorpath.runner.drift.check" in out.stderr
+    assert not (tmp_path / "s" / "anchorpath.sqlite").exists()

@@ -81,6 +81,7 @@ def three_days(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"state": state, "r": (r1, r2, r3), "dumps": (after1, after2, after3)}
 
 
+@pytest.mark.slow
 def test_day1_everything_new(three_days: dict[str, Any]) -> None:
     r1 = three_days["r"][0]
     assert (r1.verdict, r1.exit_code, r1.complete) == ("ok", 0, True)
@@ -89,6 +90,7 @@ def test_day1_everything_new(three_days: dict[str, Any]) -> None:
     assert not changed and not withdrawn
 
 
+@pytest.mark.slow
 def test_day2_exactly_the_expected_events(three_days: dict[str, Any]) -> None:
     r2 = three_days["r"][1]
     truth = expected_events(1, 2)
@@ -100,6 +102,7 @@ def test_day2_exactly_the_expected_events(three_days: dict[str, Any]) -> None:
     assert not set(truth.trivial) & set(changed)  # SimHash: trivial 비고 edits are no change
 
 
+@pytest.mark.slow
 def test_day3_template_change_is_drift_and_changes_nothing(three_days: dict[str, Any]) -> None:
     r3 = three_days["r"][2]
     assert (r3.verdict, r3.exit_code) == ("drift", 3)
@@ -119,6 +122,7 @@ def day1_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["refuse", "login", "robots-deny"])
 def test_refusing_site_is_blocked_and_withdraws_nothing(
     day1_state: Path, tmp_path: Path, mode: str
@@ -159,6 +163,7 @@ def _cli(state: Path, base_url: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_gives_the_uninterrupted_database(tmp_path: Path) -> None:
     ref_state, state = tmp_path / "ref", tmp_path / "killed"
     env = {**os.environ, **FAST}

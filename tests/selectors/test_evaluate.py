@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from anchorpath._errors import ExtractionError
 from anchorpath.selectors.evaluate import (
     ExtractionWarning,
     compile_selectors,
@@ -578,3 +579,25 @@ def test_renamed_label_is_not_present() -> None:
     )
     page = evaluate_page(compile_selectors(sf), parse_html(html), "http://x/")
     assert page.anchors_present == {"a": False, "b": True}
+
+
+def _nested(depth: int) -> bytes:
+    return (
+        b"<html><body>"
+        + b"<div>" * depth
+        + b"<p id='sku'>DEEP-1</p>"
+        + b"</div>" * depth
+        + b"<p id='after'>after</p></body></html>"
+    )
+
+
+def test_deeply_nested_page_is_parsed_whole() -> None:
+    # libxml2 cuts at 256 levels by default, silently dropping everything after the cut.
+    doc = parse_html(_nested(1000), plain=True)
+    assert doc.xpath("//p/@id") == ["sku", "after"]
+    assert parse_html(_nested(1000).decode()).xpath("//p/@id") == ["sku", "after"]
+
+
+def test_page_beyond_the_parser_hard_limit_is_refused_not_cut() -> None:
+    with pytest.raises(ExtractionError, match="cannot parse page: Excessive depth in document"):
+        parse_html(_nested(3000), plain=True)

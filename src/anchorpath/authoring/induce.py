@@ -50,6 +50,7 @@ __all__ = [
     "assemble_site",
     "author_page_type",
     "author_site",
+    "site_id",
 ]
 
 
@@ -101,6 +102,41 @@ def _match_regex(seeds: Sequence[SeedPage]) -> str:
 # -- public API ---------------------------------------------------------------------------------
 
 
+def _has_value(value: Any) -> bool:
+    if isinstance(value, list):
+        return any(_has_value(v) for v in value)
+    return value is not None and str(value).strip() != ""
+
+
+def _check_required(fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]) -> None:
+    """A required field needs an example value on some seed, or it cannot be authored."""
+    bare = [f.name for f in fields if f.required and not any(_has_value(e.get(f.name)) for e in ex)]
+    if bare:
+        raise AuthoringError(
+            f"required field(s) {', '.join(bare)} have no example value on any seed: give a "
+            "value per seed in the examples, or drop --required"
+        )
+
+
+def _check_list_values(
+    fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]], seeds: Sequence[SeedPage]
+) -> None:
+    """A seed whose values mix lists and single values is a detail page with a multi-valued
+    field, not a list page: say how to declare that field instead of failing as a list page."""
+    types = {f.name: f.type for f in fields}
+    for seed, e in zip(seeds, ex, strict=True):
+        lists = [k for k, v in e.items() if isinstance(v, list) and types.get(k) != "list"]
+        singles = [k for k, v in e.items() if _has_value(v) and not isinstance(v, list)]
+        if lists and singles:
+            hint = " ".join(f"--type {k}=list" for k in lists)
+            raise AuthoringError(
+                f"{seed.source}: {', '.join(map(repr, lists))} "
+                f"{'has' if len(lists) == 1 else 'have'} several values but "
+                f"{singles[0]!r} has one: on a detail page declare a multi-valued field with "
+                f"{hint}; on a list page give every field one value per record"
+            )
+
+
 def _is_list_page(fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]) -> bool:
     types = {f.name: f.type for f in fields}
     return any(isinstance(v, list) and types.get(k) != "list" for e in ex for k, v in e.items())
@@ -134,6 +170,9 @@ def author_page_type(
         raise AuthoringError("no seed pages given")
     _check_fields(fields)
     ex = _examples_for(seeds, examples)
+    _check_required(fields, ex)
+    if list_page is None:
+        _check_list_values(fields, ex, seeds)
     docs = []
     for s in seeds:
         try:
@@ -170,6 +209,17 @@ def author_page_type(
         )
     if not specs:
         raise AuthoringError("no field could be authored: " + "; ".join(problems[:3]))
+    lost = [f.name for f in fields if f.required and f.name not in specs]
+    if lost:
+        raise AuthoringError(
+            f"required field(s) {', '.join(lost)} could not be authored: "
+            + "; ".join(p for p in problems if any(repr(n) in p for n in lost))
+        )
+    if len(seeds) < 2:
+        problems.append(
+            "only one seed page: every XPath is checked on that page alone and may fit only it; "
+            "give 2-3 seed pages of the template"
+        )
     ordered = {f.name: specs[f.name] for f in fields if f.name in specs}
     pt = PageType(
         name=name or ("list" if is_list else "detail"),
@@ -185,6 +235,11 @@ def author_page_type(
         tuple(seeds),
         round(time.perf_counter() - t0, 3),
     )
+
+
+def site_id(name: str) -> str:
+    """The file-name-safe id of a site called ``name`` (``"My Shop"`` → ``my-shop``)."""
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
 
 
 def assemble_site(
@@ -203,7 +258,7 @@ def assemble_site(
     """
     if not results:
         raise AuthoringError("no authored page types to assemble")
-    site_id = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+    sid = site_id(name)
     page_types = {}
     for r in results:
         if r.page_type.name in page_types:
@@ -222,7 +277,7 @@ def assemble_site(
     seeds = tuple(Seed(s.url, s.sha256) for r in results for s in r.seeds)
     prov = Provenance(method="examples", author=author, tool_version=__version__, seeds=seeds)
     return SelectorFile(
-        site=Site(site_id, site_name or name),
+        site=Site(sid, site_name or name),
         version=1,
         fetch=FetchSpec(start_urls=tuple(urls), pagination=pagination),
         page_types=page_types,

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.selectors.decode import decode_html
+from anchorpath.selectors.page_url import declared_url
 
 __all__ = [
     "FetchLike",
@@ -30,12 +31,23 @@ FetchLike = Callable[[str], Any] | Any
 
 @dataclass(frozen=True)
 class SeedPage:
-    """One seed page: the URL it stands for, its decoded text and the hash of its bytes."""
+    """One seed page: the URL it stands for, its decoded text and the hash of its bytes.
+
+    ``url_from`` says where ``url`` came from: ``"given"`` (``--seed-url``, a fetched URL),
+    what the page declares (``"<base href>"``, ``"<link rel=canonical>"``, ``"og:url"``), or
+    ``"file"`` when nothing says: then ``url`` is the file's ``file://`` URI, which a run cannot
+    fetch.
+    """
 
     url: str
     html: str
     sha256: str
     source: str
+    url_from: str = "given"
+
+    @property
+    def url_known(self) -> bool:
+        return self.url_from != "file"
 
 
 def _is_url(text: str) -> bool:
@@ -72,7 +84,8 @@ def load_seed(
 ) -> SeedPage:
     """Load one seed page.
 
-    A path is read from disk (its ``url`` is ``url`` if given, else its ``file://`` URI); an
+    A path is read from disk; its ``url`` is ``url`` if given, else the URL the page declares
+    (``<base href>``, ``<link rel=canonical>``, ``og:url``), else its ``file://`` URI. An
     ``http(s)://`` address is fetched with ``fetch`` — a ``Callable[[str], bytes]`` or a
     ``Fetcher``-like object — and without one, loading a URL is an error (no hidden network).
     """
@@ -91,4 +104,13 @@ def load_seed(
         raise AuthoringError(
             f"{path_or_url}: cannot read seed page: {exc.strerror or exc}"
         ) from exc
-    return seed_from_html(body, url or path.resolve().as_uri(), source=path_or_url)
+    if url is not None:
+        return seed_from_html(body, url, source=path_or_url)
+    try:
+        declared = declared_url(body)
+    except AnchorpathError:
+        declared = None
+    seed = seed_from_html(
+        body, declared.url if declared else path.resolve().as_uri(), source=path_or_url
+    )
+    return replace(seed, url_from=declared.source if declared else "file")

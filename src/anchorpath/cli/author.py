@@ -1,9 +1,11 @@
-"""``anchorpath author``: write selector files from seed pages and example values (no LLM)."""
+"""``anchorpath author``: write selector files from seed pages, with example values or an LLM."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,85 @@ def _field_requests(
     return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
 
 
+#: Exit status of ``author new-site`` when the file was written without some fields.
+EXIT_PARTIAL = 5
+
+
+def _read_fields(path: str) -> list[tuple[str, str, str | None]]:
+    """``[{"name", "type", "description"}, ...]`` or ``{"name": "type", ...}`` from a file."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AuthoringError(f"{path}: cannot read fields: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise AuthoringError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
+    if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
+        return [(k, v, None) for k, v in data.items()]
+    if isinstance(data, list) and all(isinstance(d, dict) and "name" in d for d in data):
+        return [(str(d["name"]), str(d.get("type", "string")), d.get("description")) for d in data]
+    raise AuthoringError(
+        f'{path}: expected [{{"name": ..., "type": ..., "description": ...}}] or {{"name": "type"}}'
+    )
+
+
+def _llm_fields(
+    specs: tuple[str, ...],
+    fields_path: str | None,
+    types: tuple[str, ...],
+    required: tuple[str, ...],
+) -> list[Any] | None:
+    """Field requests from ``--field``/``--fields`` (None: let the LLM propose fields)."""
+    from anchorpath.authoring.reports import FieldRequest
+
+    given: list[tuple[str, str, str | None]] = _read_fields(fields_path) if fields_path else []
+    for spec in specs:
+        fname, _, kind = spec.partition(":")
+        if not fname.strip():
+            raise click.BadParameter(f"{spec!r}: expected NAME or NAME:TYPE", param_hint="--field")
+        given.append((fname.strip(), kind.strip() or "string", None))
+    for spec in types:
+        fname, sep, kind = spec.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{spec!r}: expected FIELD=TYPE", param_hint="--type")
+        given = [(n, kind if n == fname else t, d) for n, t, d in given]
+    if not given:
+        if required:
+            raise AuthoringError("--required needs --field/--fields (or --examples)")
+        return None
+    names = [n for n, _, _ in given]
+    unknown = [n for n in required if n not in names]
+    if unknown:
+        raise AuthoringError(f"--required names unknown field(s): {', '.join(unknown)}")
+    return [FieldRequest(n, t, d, required=n in required) for n, t, d in given]
+
+
+def _load_pages(
+    seeds: tuple[str, ...], seed_urls: tuple[str, ...], render: str | None, settings: Any
+) -> list[Any]:
+    from anchorpath.authoring.seeds import load_seed
+    from anchorpath.authoring.seeds_render import render_seeds
+
+    if render == "browser" or (
+        render is None and any(s.startswith(("http://", "https://")) for s in seeds)
+    ):
+        return render_seeds(seeds, seed_urls, settings)
+    fetcher: Any = None
+    try:
+        if any(s.startswith(("http://", "https://")) for s in seeds):
+            from anchorpath.fetch.polite import PoliteFetcher
+
+            fetcher = PoliteFetcher(settings.fetch)
+        return [
+            load_seed(s, fetch=fetcher, url=seed_urls[i] if seed_urls else None)
+            for i, s in enumerate(seeds)
+        ]
+    finally:
+        if fetcher is not None:
+            fetcher.close()
+
+
 @author_group.command("new-site")
 @click.argument("name")
 @click.option(
@@ -83,10 +164,33 @@ def _field_requests(
 @click.option(
     "--examples",
     "examples_path",
-    required=True,
+    default=None,
     type=click.Path(dir_okay=False),
     metavar="EXAMPLES.json",
-    help='{"<seed path or URL>": {"<field>": "value" | ["value", ...]}}',
+    help='Example values, no LLM: {"<seed path or URL>": {"<field>": "value" | [...]}}',
+)
+@click.option(
+    "--field",
+    "field_specs",
+    multiple=True,
+    metavar="NAME[:TYPE]",
+    help="A field the LLM finds the values of (repeat). Without --field, --fields and "
+    "--examples the LLM proposes the fields too.",
+)
+@click.option(
+    "--fields",
+    "fields_path",
+    default=None,
+    type=click.Path(dir_okay=False),
+    metavar="FIELDS.json",
+    help='Fields for the LLM: [{"name", "type", "description"}] or {"name": "type"}.',
+)
+@click.option(
+    "--render",
+    type=click.Choice(["browser", "http"]),
+    default=None,
+    help="browser: Chromium renders the seeds (third-party requests blocked; files with "
+    "every request blocked); http: parse the bytes. Default: browser for URLs, http for files.",
 )
 @click.option(
     "--type",
@@ -142,7 +246,10 @@ def new_site(
     name: str,
     seeds: tuple[str, ...],
     seed_urls: tuple[str, ...],
-    examples_path: str,
+    examples_path: str | None,
+    field_specs: tuple[str, ...],
+    fields_path: str | None,
+    render: str | None,
     types: tuple[str, ...],
     required: tuple[str, ...],
     keys: tuple[str, ...],
@@ -154,13 +261,21 @@ def new_site(
     out_dir: str | None,
     yes: bool,
 ) -> None:
-    """Author a new site's selector file from seed pages and example values, without an LLM.
+    """Author a new site's selector file from seed pages, with example values or an LLM.
 
-    Every example value is grounded to its node on every seed, anchor-first XPaths are
+    With --examples no LLM is used. Otherwise the configured OpenAI-compatible endpoint
+    ([llm] settings, ANCHORPATH_LLM_BASE_URL / ANCHORPATH_LLM_MODEL / ANCHORPATH_LLM_API_KEY)
+    reads each seed once, pruned to Markdown, and proposes the value of every --field (or,
+    with no field given, the fields too). A proposed value must occur verbatim on its seed or
+    it is rejected, re-asked once, then reported not found; answers are cached, so authoring
+    again makes no call, and every call goes to a per-site ledger with tokens and cost.
+
+    Either way every value is grounded to its node on every seed, anchor-first XPaths are
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and
     scored under synthetic DOM mutations; the best XPath plus up to two fallbacks is kept per
-    field. Values given as lists (one per example record, at least two) make it a list page
-    with an induced record root and pagination.
+    field. Values given as lists (one per record, at least two) make it a list page with an
+    induced record root and pagination. Exit status 5: the file was written but some fields
+    could not be authored (listed with the reason).
 
     \b
     Examples:
@@ -168,74 +283,236 @@ def new_site(
           --examples examples.json --yes
       anchorpath author new-site dmf --seed d1.html --seed-url http://x/view?id=1 \\
           --seed d2.html --seed-url http://x/view?id=2 --examples ex.json --required reg_no --yes
+      anchorpath author new-site shop --seed p1.html --seed p2.html --seed p3.html \\
+          --field title --field price:number --field isbn --yes
+      ANCHORPATH_LLM_BASE_URL=http://127.0.0.1:8080/v1 anchorpath author new-site news \\
+          --seed https://example.org/a/1 --seed https://example.org/a/2 --yes
     """
     from anchorpath._config import load_settings
+    from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.authoring.seeds import load_seed
-    from anchorpath.selectors.load import dump_selector_file, save_selector_file
+    from anchorpath.selectors.load import dump_selector_file, load_selector_file, save_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
-    fetcher: Any = None
-    try:
-        settings = load_settings()
-        if any(s.startswith(("http://", "https://")) for s in seeds):
-            from anchorpath.fetch.polite import PoliteFetcher
-
-            fetcher = PoliteFetcher(settings.fetch)
-        examples = _read_examples(examples_path)
-        pages = [
-            load_seed(s, fetch=fetcher, url=seed_urls[i] if seed_urls else None)
-            for i, s in enumerate(seeds)
-        ]
-        fields = _field_requests(examples, types, required)
-        result = author_page_type(
-            pages,
-            fields,
-            examples,
-            list_page=list_page,
-            mutation_seed=mutation_seed,
-            name=page_type,
-            match=match,
-        )
-        sf = assemble_site(name, [result], key=keys or None, start_urls=start_urls or None)
-    except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
-    finally:
-        close = getattr(fetcher, "close", None)
-        if callable(close):
-            close()
-    pt = result.page_type
-    click.echo(
-        f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
-        f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s",
-        err=True,
-    )
-    if pt.record_root:
-        click.echo(f"  record root: {pt.record_root}", err=True)
-    if result.pagination:
-        click.echo(f"  next page:   {result.pagination.next_xpath}", err=True)
-    for fname, rep in result.fields.items():
-        loo = {True: "ok", False: "FAILS", None: "n/a"}[rep.leave_one_out_ok]
+    if examples_path and (field_specs or fields_path):
+        raise click.UsageError("--examples cannot be combined with --field/--fields")
+    if len(seeds) < 2:
         click.echo(
-            f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
-            f", {len(rep.fallbacks)} fallbacks)",
+            "warning: one seed page: its XPaths are checked on that page alone and may fit "
+            "only it; give 2-3 seed pages of the template",
             err=True,
         )
-    for p in result.problems:
-        click.echo(f"  warning: {p}", err=True)
-    target = Path(out_dir or settings.paths.selectors_dir) / f"{sf.site.id}.json"
+    failed: dict[str, str] = {}
+    llm_client: Any = None
+    try:
+        settings = load_settings()
+        target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
+        existing = load_selector_file(target) if target.is_file() else None
+        pages = _load_pages(seeds, seed_urls, render, settings)
+        pages = _ask_missing_urls(pages, interactive=_interactive(yes))
+        urls_unknown = [p.source for p in pages if not p.url_known]
+        unrunnable = bool(urls_unknown) and not (start_urls and match)
+        if examples_path:
+            examples = _read_examples(examples_path)
+            fields = _field_requests(examples, types, required)
+            result = author_page_type(
+                pages,
+                fields,
+                examples,
+                list_page=list_page,
+                mutation_seed=mutation_seed,
+                name=page_type,
+                match=match,
+            )
+        else:
+            llm_fields = _llm_fields(field_specs, fields_path, types, required)
+            result, failed, llm_client = _author_llm(
+                name, pages, llm_fields, settings, list_page, page_type, match, mutation_seed
+            )
+        starts = None if unrunnable else start_urls or None
+        decisions: tuple[str, ...] = ()
+        key_changed = False
+        if existing is not None:
+            ext = add_page_type(existing, result, key=keys or None, start_urls=starts)
+            sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
+            key_why = "--key" if keys else f"kept from version {existing.version}"
+        else:
+            sf = assemble_site(name, [result], key=keys or None, start_urls=starts)
+            key_why = "--key" if keys else _default_key_reason(result)
+        if unrunnable:
+            sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
+        if llm_client is not None:
+            from anchorpath.authoring.llm import llm_provenance
+
+            sf = llm_provenance(sf, llm_client)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    _print_result(sf, result, key_why, decisions, pages)
+    for fname, why in failed.items():
+        click.echo(f"  not authored: {fname}: {why}", err=True)
+    if key_changed and existing is not None:
+        click.echo(
+            f"key change: {', '.join(existing.key)} -> {', '.join(sf.key)}. Every stored record "
+            "of this site was identified by the old key: the next run withdraws all of them and "
+            "issues every record again as new under the new key.",
+            err=True,
+        )
     if not yes:
-        if not sys.stdin.isatty():
+        if not _interactive(yes):
             click.echo(dump_selector_file(sf), nl=False)
             raise click.ClickException(f"not written: pass --yes to write {target}")
-        if not click.confirm(f"Write {target}?", default=True):
+        question = "Change the key and write" if key_changed else "Write"
+        if not click.confirm(f"{question} {target}?", default=not key_changed):
             raise click.ClickException("not written")
     try:
         saved = save_selector_file(sf, target)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {target} (version {saved.version})")
+    if unrunnable:
+        click.echo(
+            f"WARNING: {target} cannot run until its URLs are set: no URL is known for "
+            f"{', '.join(urls_unknown)} (no --seed-url, <base href>, <link rel=canonical> or "
+            "og:url), so its start URL and match are local file paths. Author it again with "
+            "--seed-url URL per seed (or --start-url and --match), or edit the file; "
+            "`anchorpath run` refuses it until then.",
+            err=True,
+        )
+    if failed:
+        click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
+        sys.exit(EXIT_PARTIAL)
+
+
+def _interactive(yes: bool) -> bool:
+    """A person is at the terminal to answer questions (and was not told --yes)."""
+    return not yes and sys.stdin.isatty()
+
+
+def _site_id(name: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+
+
+def _default_key_reason(result: Any) -> str:
+    req = [f.name for f in result.page_type.fields.values() if f.required]
+    if req:
+        return "default: the first --required field; set it with --key"
+    return "default: the first field, no field is --required; set it with --key"
+
+
+def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
+    """In a session, ask for the URL of each seed that does not say where it came from."""
+    from anchorpath.authoring.seeds import seed_from_html
+    from anchorpath.selectors.page_url import is_http_url
+
+    if not interactive:
+        return pages
+    out = []
+    for page in pages:
+        if page.url_known:
+            out.append(page)
+            continue
+        url = click.prompt(
+            f"URL of {page.source} (it declares none; empty: leave unknown)",
+            default="",
+            show_default=False,
+        ).strip()
+        while url and not is_http_url(url):
+            url = click.prompt("an absolute http(s) URL, please", default="").strip()
+        if url:
+            seed = seed_from_html(page.html, url, source=page.source)
+            out.append(replace(seed, sha256=page.sha256))
+        else:
+            out.append(page)
+    return out
+
+
+def _print_result(
+    sf: Any, result: Any, key_why: str, decisions: tuple[str, ...], pages: list[Any]
+) -> None:
+    pt = result.page_type
+    echo = functools.partial(click.echo, err=True)
+    echo(
+        f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
+        f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
+    )
+    for p in pages:
+        echo(f"  seed {p.source}: {p.url}" + ("" if p.url_from == "given" else f" ({p.url_from})"))
+    if pt.record_root:
+        echo(f"  record root: {pt.record_root}")
+    if result.pagination:
+        echo(f"  next page:   {result.pagination.next_xpath}")
+    for fname, rep in result.fields.items():
+        loo = {True: "ok", False: "FAILS", None: "n/a"}[rep.leave_one_out_ok]
+        echo(
+            f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
+            f", {len(rep.fallbacks)} fallbacks)"
+        )
+    for p in result.problems:
+        echo(f"  warning: {p}")
+    for line in decisions:
+        echo(f"  {line}")
+    echo(f"  key: {', '.join(sf.key)} ({key_why})")
+    echo(f"  start URL: {', '.join(sf.fetch.start_urls)}")
+    for other in sf.page_types.values():
+        what = "list" if other.record_root else "detail"
+        emit = "" if other.emit else ", emit false"
+        follow = f", follow {' | '.join(other.follow)}" if other.follow else ""
+        echo(f"  page type {other.name} ({what}{emit}): match {other.match!r}{follow}")
+
+
+def _author_llm(
+    name: str,
+    pages: list[Any],
+    fields: list[Any] | None,
+    settings: Any,
+    list_page: bool | None,
+    page_type: str | None,
+    match: str | None,
+    mutation_seed: int,
+) -> tuple[Any, dict[str, str], Any]:
+    """The LLM path: proposals, checks and the core; prints what the model proposed."""
+    from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
+
+    sid = _site_id(name)
+    client = make_client(settings, sid)
+    try:
+        out = author_page_type_with_llm(
+            pages,
+            client,
+            fields,
+            budget=settings.llm.token_budget,
+            perturbation_rounds=settings.llm.perturbation_rounds,
+            list_page=list_page,
+            page_type=page_type,
+            match=match,
+            mutation_seed=mutation_seed,
+        )
+    finally:
+        client.close()
+    echo = functools.partial(click.echo, err=True)
+    props = out.proposals
+    for sp in props.pages:
+        echo(
+            f"  seed {sp.seed.source}: {sp.prompt.tokens_raw} tokens of HTML -> "
+            f"{sp.prompt.tokens_full} pruned -> {sp.prompt.tokens} in the prompt"
+        )
+    if props.discovered:
+        echo("  proposed fields: " + ", ".join(f"{d.name} ({d.type})" for d in props.discovered))
+    for v in props.verdicts:
+        if v.status == "accepted":
+            read = f", read at {v.read_node}" if v.read_node else ""
+            again = ", after a re-ask" if v.reasked else ""
+            echo(f"  {v.field} on {v.seed}: {v.value!r}{again}{read}")
+        else:
+            echo(f"  {v.field} on {v.seed}: not found ({v.reason})")
+    for p in props.problems:
+        if "not found" not in p:
+            echo(f"  note: {p}")
+    echo(f"  LLM: {client.ledger.totals.summary()}; ledger {ledger_path(settings, sid)}")
+    return out.result, out.failed, client
 
 
 from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last

@@ -16,14 +16,24 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from anchorpath._config import FetchConfig, Settings, load_settings
+from anchorpath._config import DEFAULT_CONTACT, Settings, load_settings
 from anchorpath._errors import AnchorpathError
-from anchorpath.cli.options import config_option, executor_option, selectors_option, state_option
+from anchorpath.cli.options import (
+    check_base_url,
+    check_urls,
+    config_option,
+    executor_option,
+    selectors_option,
+    state_option,
+    urls_for_base,
+)
+from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
-from anchorpath.runner.run_types import FetcherFactory, RunOptions, RunResult
+from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = [
     "COMMANDS",
@@ -216,6 +226,7 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     "--url",
     "urls",
     multiple=True,
+    callback=check_urls,
     help="Run on exactly this page (repeatable); no crawl, never marks records withdrawn.",
 )
 @click.option("--full", is_flag=True, help="Fetch every page in full (no conditional requests).")
@@ -226,8 +237,9 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 )
 @click.option(
     "--base-url",
-    help="Replace the origin of the selector file's start URLs (a demo server on another "
-    "port, a staging copy).",
+    callback=check_base_url,
+    help="Replace the origin (scheme://host:port) of the selector file's start URLs and "
+    "--url pages: a demo server on another port, a local or staging copy of the site.",
 )
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
@@ -273,6 +285,8 @@ def run_cmd(
       anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
       anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
       anchorpath run mfds-dmf --resume
+      anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
+      anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
       anchorpath run --all
       anchorpath run --all 'mfds-*' --workers 8
       anchorpath run --all --executor dask://10.0.0.5:8786
@@ -293,6 +307,11 @@ def run_cmd(
     site = sites[0]
     try:
         settings: Settings = load_settings(config_file)
+        if base_url and urls:
+            sf = load_selector_file(
+                find_selector_file(site, selectors_dir or Path(settings.paths.selectors_dir))
+            )
+            urls = urls_for_base(urls, sf.fetch.start_urls[0], base_url)
         options = RunOptions(
             site=site,
             selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
@@ -304,7 +323,7 @@ def run_cmd(
             settings=settings,
         )
         started = time.monotonic()
-        result = execute_run(options, console, show_progress=not quiet)
+        result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     if resume and not result.resumed:
@@ -442,22 +461,14 @@ def _run_all_cmd(
 
 # -- the demo's three days (called by ``anchorpath demo``) ------------------------------------
 
+#: The contact the demo sends when none is configured (it only crawls its own loopback server).
+DEMO_CONTACT = "anchorpath-demo@localhost"
+
 _DAY_STORY = {
     1: "first run: every record is new",
     2: "one day later: new, changed and withdrawn notices (and a trivial 비고 edit: no event)",
     3: "the site's template was redesigned: the drift gate must stop the run",
 }
-
-
-def _demo_fetcher(
-    config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
-) -> Any:
-    from anchorpath.fetch.polite import PoliteFetcher
-    from anchorpath.fetch.warc import WarcWriter
-
-    return PoliteFetcher(
-        config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event, demo=True
-    )
 
 
 def run_demo(
@@ -484,6 +495,10 @@ def run_demo(
         min_delay=min_delay,
         delay_factor=0.0,
         allow_private_networks=True,
+        # Only our own loopback server is crawled: no need for a real contact address.
+        contact=DEMO_CONTACT
+        if settings.fetch.contact == DEFAULT_CONTACT
+        else settings.fetch.contact,
     )
     settings = replace(settings, fetch=fast)
     own_state = state_dir is None
@@ -507,7 +522,7 @@ def run_demo(
                 settings=settings,
             )
             started = time.monotonic()
-            result = execute_run(options, console, fetcher_factory=_demo_fetcher)
+            result = execute_run(options, console)
         print_summary(result, console, elapsed=time.monotonic() - started)
         if check is not None:
             line = check(previous or 0, day, result)

@@ -12,9 +12,11 @@ from typing import Any
 
 import click
 
-from anchorpath._errors import AnchorpathError, SelectorValidationError
-from anchorpath.selectors.evaluate import ExtractionWarning, Record, extract
+from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
+from anchorpath.cli.options import check_charset, check_url
+from anchorpath.selectors.evaluate import ExtractionWarning, Record, compile_selectors, extract
 from anchorpath.selectors.load import load_selector_file
+from anchorpath.selectors.page_url import declared_url, looks_binary
 
 
 @click.command()
@@ -70,10 +72,15 @@ def _cell(value: Any) -> str:
 )
 @click.option(
     "--url",
-    help="URL the pages were fetched from (picks the page type, resolves "
-    "links). Default: the page's file URL.",
+    callback=check_url,
+    help="URL the pages were fetched from (picks the page type, resolves links). Default: "
+    "what each page says (<base href>, <link rel=canonical>, og:url).",
 )
-@click.option("--charset", help="Charset the server declared, if known (overrides <meta>).")
+@click.option(
+    "--charset",
+    callback=check_charset,
+    help="Charset the server declared, if known (overrides <meta>).",
+)
 @click.option("--trace", is_flag=True, help="Add the XPath and node path behind every value.")
 @click.option(
     "--format",
@@ -94,34 +101,47 @@ def extract_cmd(
     """Apply a selector file to saved pages and print the records.
 
     JSON Lines by default: one record per line with _url and _page_type; required fields
-    without a value are listed in _missing. Nothing is fetched.
+    without a value are listed in _missing. Nothing is fetched. Without --url, each page's URL
+    is the one it declares (<base href>, <link rel=canonical>, og:url). Exits 1 when a page
+    is empty or not HTML, declares no URL, or matches no page type of the selector file.
 
     \b
     Examples:
       anchorpath extract -s selectors/mfds-dmf.json --url URL_OF_PAGE page.html
       anchorpath extract -s selectors/mfds-dmf.json --format table list.html
+      anchorpath extract -s selectors/mfds-dmf.json --charset euc-kr saved/*.html
     """
     try:
         sf = load_selector_file(selector_path)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     records: list[Record] = []
+    unmatched: list[str] = []
     for page in pages:
         try:
             body = Path(page).read_bytes()
         except OSError as exc:
             raise click.ClickException(f"{page}: cannot read page: {exc.strerror}") from exc
-        page_url = url or Path(page).resolve().as_uri()
+        if not body.strip():
+            raise click.ClickException(f"{page}: empty file, not a page")
+        if looks_binary(body):
+            raise click.ClickException(f"{page}: binary file, not an HTML page")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ExtractionWarning)
             try:
+                page_url = url or _declared(page, body, charset)
                 found = extract(sf, body, page_url, http_charset=charset, trace=trace)
             except AnchorpathError as exc:
                 raise click.ClickException(f"{page}: {exc}") from exc
         for w in caught:
             click.echo(f"{page}: warning: {w.message}", err=True)
-        if not found:
-            click.echo(f"{page}: no page type of {selector_path} matches {page_url}", err=True)
+        if compile_selectors(sf).page_type_for(page_url) is None:
+            unmatched.append(page)
+            types = ", ".join(f"{n} ({pt.match})" for n, pt in sf.page_types.items())
+            click.echo(
+                f"{page}: no page type of {selector_path} matches {page_url} (page types: {types})",
+                err=True,
+            )
         records += found
     rows = [r.to_dict() for r in records]
     if fmt == "jsonl":
@@ -156,6 +176,18 @@ def extract_cmd(
             f"{flagged} of {len(records)} records flagged (missing required fields or bad values)",
             err=True,
         )
+    if unmatched:
+        sys.exit(1)
+
+
+def _declared(page: str, body: bytes, charset: str | None) -> str:
+    found = declared_url(body, charset)
+    if found is None:
+        raise ExtractionError(
+            "the page declares no URL (no <base href>, <link rel=canonical> or og:url): "
+            "give the URL it was fetched from with --url"
+        )
+    return found.url
 
 
 COMMANDS = [validate, extract_cmd]

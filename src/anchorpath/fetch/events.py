@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["FetchCounters", "FetchEvent", "redact_url"]
+__all__ = ["CounterName", "FetchCounters", "FetchEvent", "redact_url"]
 
 # Query parameters whose values are secrets whatever they look like.
 _SECRET_NAMES = re.compile(
@@ -64,6 +64,33 @@ class FetchEvent:
         return asdict(self)
 
 
+#: The name of one :class:`FetchCounters` field (mypy checks every ``counters.add(...)``).
+CounterName = Literal[
+    "planned",
+    "attempted",
+    "requests",
+    "robots_requests",
+    "ok_2xx",
+    "not_modified",
+    "robots_blocked",
+    "auth_401_403",
+    "gone_404_410",
+    "too_many_429",
+    "server_5xx",
+    "network_errors",
+    "blocked_origin",
+    "login_wall",
+    "captcha",
+    "ok_first_try",
+    "ok_after_retry",
+    "failed",
+    "deadline_exceeded",
+    "unsafe",
+    "server_requested_wait",
+    "actual_wait",
+]
+
+
 @dataclass
 class FetchCounters:
     """Run counters. URL-level: planned, attempted, ok_2xx, robots_blocked, auth_401_403,
@@ -96,7 +123,7 @@ class FetchCounters:
     actual_wait: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def add(self, name: str, amount: float = 1) -> None:
+    def add(self, name: CounterName, amount: float = 1) -> None:
         """Thread-safe increment of one counter."""
         with self._lock:
             setattr(self, name, getattr(self, name) + amount)

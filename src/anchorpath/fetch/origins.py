@@ -16,8 +16,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from anchorpath._errors import OriginBlocked
 from anchorpath.fetch.events import FetchEvent, redact_url
@@ -50,7 +49,6 @@ class OriginState:
     robots: RobotsState | None = None
     blocked: OriginBlocked | None = None
     robots_failures: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _stricter(a: PacingPolicy, b: PacingPolicy) -> PacingPolicy:
@@ -137,20 +135,6 @@ class Origins:
                 state = self._table.get(origin, self._policy)
                 self._states[origin] = state
             return state
-
-    def status(self) -> dict[str, str]:
-        """``{origin: "ok" | "blocked:<reason>" | "robots-unreachable"}`` for the report."""
-        out: dict[str, str] = {}
-        with self._lock:
-            states = dict(self._states)
-        for origin, state in states.items():
-            if state.blocked is not None:
-                out[origin] = f"blocked:{state.blocked.reason}"
-            elif state.robots is not None and state.robots.kind == "unreachable":
-                out[origin] = "robots-unreachable"
-            else:
-                out[origin] = "ok"
-        return out
 
     def check_open(self, state: OriginState, url: str) -> None:
         """Raise OriginBlocked when an earlier refusal stopped the origin of ``url``."""

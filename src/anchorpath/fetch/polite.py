@@ -80,7 +80,7 @@ class PoliteFetcher:
 
     Thread-safe. ``clock``/``sleep``/``wall_clock`` are injectable for tests; ``transport``
     replaces httpx's transport; ``resolver`` replaces DNS (``(host, port) -> [addresses]``).
-    Set ``demo=True`` to silence the placeholder-contact warning. ``shared`` makes this fetcher
+    Warns once when ``config.contact`` is still the placeholder. ``shared`` makes this fetcher
     use a politeness registry shared with other fetchers (``run --all``: one pace and one
     robots.txt per origin across sites, one global cap on requests in flight).
     """
@@ -100,7 +100,6 @@ class PoliteFetcher:
         transport: httpx.BaseTransport | None = None,
         resolver: Resolver | None = None,
         content_types: Iterable[str] = DEFAULT_CONTENT_TYPES,
-        demo: bool = False,
         shared: SharedPoliteness | None = None,
     ) -> None:
         self.config = config
@@ -114,7 +113,7 @@ class PoliteFetcher:
         self._clock = clock
         self._started = clock()
         self._closed = False
-        if config.contact == DEFAULT_CONTACT and not demo:
+        if config.contact == DEFAULT_CONTACT:
             log.warning(
                 "fetch.contact is still the placeholder %r: set a real contact so site owners "
                 "can reach you",
@@ -305,10 +304,6 @@ class PoliteFetcher:
             self._origins.check_open(state, url)
             self._robots.ensure(state, limit)
             return self._robots.governing(state, url)
-
-    def origin_status(self) -> dict[str, str]:
-        """``{origin: "ok" | "blocked:<reason>" | "robots-unreachable"}`` for the report."""
-        return self._origins.status()
 
     # ---------------------------------------------------------------- one URL, with redirects
 

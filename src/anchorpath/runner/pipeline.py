@@ -57,7 +57,9 @@ from anchorpath._errors import (
     OriginBlocked,
     RobotsDisallowed,
     RunError,
+    SelectorEvaluationError,
 )
+from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     archived_pages,
@@ -68,9 +70,7 @@ from anchorpath.runner.checkpoint import (
 from anchorpath.runner.crawl.frontier import CrawlState, Frontier
 from anchorpath.runner.crawl.pages import (
     PageReader,
-    close,
     default_fetcher,
-    fetch_counters,
     site_config,
     unreachable,
 )
@@ -94,7 +94,6 @@ from anchorpath.runner.resume import runs_dir, start_or_resume
 from anchorpath.runner.run_types import (
     EXIT_BY_VERDICT,
     EXIT_ERROR,
-    FetcherFactory,
     Progress,
     RunOptions,
     RunResult,
@@ -136,6 +135,8 @@ class CrawlOutcome:
     blocked: str | None
     errors: list[str]
     fetch_counters: dict[str, Any]
+    #: the selector file itself failed (every page would fail alike): the run stopped
+    fatal: str | None = None
     seconds: float = 0.0
 
 
@@ -178,6 +179,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     emit = {name for name, pt in sf.page_types.items() if pt.emit}
     state = CrawlState.from_dict(cp.crawl)
     blocked: str | None = None
+    fatal: str | None = None
     fetch_errors: list[str] = list(cp.errors)
     config = site_config(options.settings.fetch, sf)
     cache_dir = options.state_dir / "cache" / sf.site.id
@@ -211,6 +213,12 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
                     blocked = f"{type(exc).__name__}: {exc}"
                     break
                 page_links: tuple[str | None, tuple[str, ...]] = (None, ())
+            except SelectorEvaluationError as exc:
+                # The selector file is at fault, not the page: every page would fail alike.
+                name = Path(sf.path).name if sf.path else f"{sf.site.id}.json"
+                fatal = f"{name}: {exc} (on {item.url})"
+                fetch_errors.append(fatal)
+                break
             except (FetchError, ExtractionError) as exc:
                 fetch_errors.append(f"{item.url}: {exc}")
                 page_links = (None, ())
@@ -232,11 +240,11 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             )
     finally:
         if reader.fetcher is not None:
-            counters = fetch_counters(getattr(reader.fetcher, "counters", None))
-            close(reader.fetcher)
+            counters = reader.fetcher.counters.as_dict()
+            reader.fetcher.close()
     cp.crawl = state.to_dict()
     cp.errors = fetch_errors
-    return CrawlOutcome(cp, blocked, fetch_errors, counters)
+    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal)
 
 
 class _Run:
@@ -298,7 +306,7 @@ class _Run:
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
         self.progress("phase", {"name": "checking"})
-        self._decide(cp, state, result, outcome.blocked)
+        self._decide(cp, state, result, outcome.blocked, outcome.fatal)
         remove_checkpoint(job.run_dir)
         return result
 
@@ -309,7 +317,12 @@ class _Run:
     # .. verdict ..................................................................................
 
     def _decide(
-        self, cp: Checkpoint, state: CrawlState, result: RunResult, blocked: str | None
+        self,
+        cp: Checkpoint,
+        state: CrawlState,
+        result: RunResult,
+        blocked: str | None,
+        fatal: str | None = None,
     ) -> None:
         sf, emit, records = self.sf, self.emit, cp.records
         page_results = [page_result(p) for p in cp.pages]
@@ -326,6 +339,8 @@ class _Run:
         verdict: str
         if blocked:
             verdict, result.reason = "blocked", blocked
+        elif fatal:
+            verdict, result.reason = "error", fatal
         elif not cp.pages:
             verdict = "error"
             result.reason = "no page could be fetched" + (
@@ -418,10 +433,10 @@ def run_site(
     always returns a :class:`RunResult` whose ``exit_code`` tells the scheduler what happened."""
     sf_path = find_selector_file(options.site, options.selectors_dir)
     sf = load_selector_file(sf_path)
-    if not options.urls:
-        for u in sf.fetch.start_urls:
-            if not u.startswith(("http://", "https://")):
-                raise RunError(f"{sf_path}: start URL {u!r} is not an http(s) URL")
+    unrunnable = sf.unrunnable_reason()
+    if unrunnable:
+        # Even with --url: its page types' match regexes were made from local file paths.
+        raise RunError(f"{sf_path}: {unrunnable}")
     lock = SiteLock(options.state_dir, sf.site.id)
     with lock:
         store = Store(options.state_dir / DB_NAME)

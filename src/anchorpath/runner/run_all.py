@@ -32,17 +32,12 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, RunError
 from anchorpath.fetch.origins import SharedPoliteness
+from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress, WorkerFailed
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
-from anchorpath.runner.run_types import (
-    EXIT_ERROR,
-    EXIT_OK,
-    FetcherFactory,
-    RunOptions,
-    RunResult,
-)
+from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, RunOptions, RunResult
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
@@ -171,14 +166,13 @@ class GroupJob:
     jobs: list[CrawlJob]
     shared: SharedPoliteness | None = None
     fetcher_factory: FetcherFactory | None = None
-    demo: bool = False
 
     def __getstate__(self) -> dict[str, Any]:
         # A registry holds locks and lives in one process: never sent to a worker.
         return {**self.__dict__, "shared": None}
 
 
-def _polite_factory(shared: SharedPoliteness, demo: bool) -> FetcherFactory:
+def _polite_factory(shared: SharedPoliteness) -> FetcherFactory:
     def make(config: Any, warc_path: Path, cache_dir: Path, on_event: Any) -> Any:
         from anchorpath.fetch.polite import PoliteFetcher
         from anchorpath.fetch.warc import WarcWriter
@@ -188,7 +182,6 @@ def _polite_factory(shared: SharedPoliteness, demo: bool) -> FetcherFactory:
             warc=WarcWriter(warc_path),
             cache_dir=str(cache_dir),
             on_event=on_event,
-            demo=demo,
             shared=shared,
         )
 
@@ -208,7 +201,7 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
     for job in group.jobs:
         site = job.sf.site.id
         assert shared is not None
-        factory = group.fetcher_factory or _polite_factory(shared, group.demo)
+        factory = group.fetcher_factory or _polite_factory(shared)
 
         def site_progress(kind: str, data: Mapping[str, Any], site: str = site) -> None:
             if kind == "fetch":
@@ -258,7 +251,6 @@ def run_all(
     executor: Executor | None = None,
     progress: Progress | None = None,
     fetcher_factory: FetcherFactory | None = None,
-    demo: bool = False,
 ) -> RunAllResult:
     """Run every selected site once (see the module docstring); never raises for one site's
     failure. Raises ``AnchorpathError`` only when nothing can start (no selectors directory,
@@ -318,7 +310,6 @@ def run_all(
                         [s.job for s in ready if s.job is not None],
                         shared=shared,
                         fetcher_factory=fetcher_factory,
-                        demo=demo,
                     )
                 )
                 members.append(ready)

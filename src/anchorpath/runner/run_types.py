@@ -10,9 +10,9 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from anchorpath._config import FetchConfig, Settings
+from anchorpath._config import Settings
 from anchorpath.runner.store.database import Event
 
 __all__ = [
@@ -22,9 +22,6 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_OK",
     "EXIT_USAGE",
-    "FetchResultLike",
-    "FetcherFactory",
-    "FetcherLike",
     "Progress",
     "RunOptions",
     "RunResult",
@@ -45,26 +42,6 @@ EXIT_BY_VERDICT = {
     "blocked": EXIT_BLOCKED,
 }
 
-
-class FetchResultLike(Protocol):
-    url: str
-    final_url: str
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-    charset: str | None
-    not_modified: bool
-
-
-class FetcherLike(Protocol):
-    def fetch(
-        self, url: str, *, conditional: bool = True, render: str = "http"
-    ) -> FetchResultLike: ...
-
-
-#: ``(fetch_config, warc_path, cache_dir, on_event) -> fetcher``; the fetcher archives to
-#: ``warc_path`` before returning a page. Tests pass their own.
-FetcherFactory = Callable[[FetchConfig, Path, Path, Callable[[Any], None]], Any]
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -105,7 +82,7 @@ class RunResult:
     reason: str | None = None
     errors: list[str] = field(default_factory=list)
     change_rate: dict[str, Any] | None = None
-    fetch_counters: dict[str, Any] = field(default_factory=dict)
+    fetch_counters: dict[str, float] = field(default_factory=dict)
     took_over_lock: dict[str, Any] | None = None
     accepted_by: str | None = None
     accepted_at: str | None = None

@@ -17,7 +17,7 @@ import codecs
 import re
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +26,7 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
-from anchorpath._errors import ExtractionError
+from anchorpath._errors import ExtractionError, SelectorEvaluationError
 from anchorpath.selectors.decode import decode_html, sniff_encoding
 from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
 from anchorpath.selectors.normalize import apply_strips, clean_text, convert
@@ -278,17 +278,29 @@ def compile_selectors(sf: SelectorFile, *, trace: bool = False) -> CompiledSelec
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _XML_DECL_BYTES = re.compile(rb"\s*<\?xml", re.IGNORECASE)
-_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=False)
+# ``huge_tree`` lifts libxml2's default depth limit of 256 elements, past which it silently
+# drops the rest of the page (every later record with it); the page size is already capped by
+# the fetcher. Beyond the hard limit that remains (2048 levels) the page is refused, not cut.
+_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=False, huge_tree=True)
 # The same libxml2 parser with lxml's plain element class: lxml.html looks up a Python element
 # class for every node proxy it creates, which costs a tenth of a page's extraction time.
 # Evaluation needs nothing HtmlElement adds, so extract() and the runner use this one.
-_PLAIN_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=False)
+_PLAIN_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=False, huge_tree=True)
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
 
 
 def _document(body: bytes, plain: bool) -> etree._Element:
-    if not plain:
-        return lxml.html.document_fromstring(body, parser=_PARSER)
-    root = etree.fromstring(body, _PLAIN_PARSER)
+    parser = _PLAIN_PARSER if plain else _PARSER
+    if plain:
+        root = etree.fromstring(body, parser)
+    else:
+        root = lxml.html.document_fromstring(body, parser=parser)
+    last = parser.error_log.last_error
+    if last is not None and last.type == _RESOURCE_LIMIT:
+        # Raised as ParserError so that the general path in parse_html retries after a decode
+        # and then translates it; the message says what happened.
+        limit = last.message.split(",")[0].strip()
+        raise etree.ParserError(f"{limit} levels; the parser would cut the page there")
     if root is None:
         raise etree.ParserError("Document is empty")
     return root
@@ -425,6 +437,16 @@ def _as_items(result: Any) -> list[Any]:
     return [result]
 
 
+def _call(xp: etree.XPath, node: Any, what: str) -> Any:
+    """``xp(node)``, with an evaluation failure (an extension function, a variable, an
+    undefined prefix that compiled) translated to one ExtractionError naming ``what``."""
+    try:
+        return xp(node)
+    except etree.XPathError as exc:
+        message = f"cannot evaluate XPath of {what}: {exc}: {xp.path!r}"
+        raise SelectorEvaluationError(message) from exc
+
+
 def _run(lk: _Lookup, node: etree._Element, index: dict[tuple[str, str], Any] | None) -> Any:
     if lk.tag is None or index is None:
         return lk.xpath(node)
@@ -459,9 +481,15 @@ def _eval_field(
     norm = spec.normalize
     texts: list[str] = []
     for used, lk in enumerate(cf.lookups):  # noqa: B007 - `used` is read below
+        try:
+            result = _run(lk, node, index)
+        except etree.XPathError as exc:
+            raise SelectorEvaluationError(
+                f"cannot evaluate XPath of field {spec.name!r}: {exc}: {lk.expr!r}"
+            ) from exc
         items = [
             i
-            for i in _as_items(_run(lk, node, index))
+            for i in _as_items(result)
             if not isinstance(i, str) or i.strip() or isinstance(i, etree._Element)
         ]
         # Nodes that are all empty (an icon link, an empty cell) count as "nothing found",
@@ -547,9 +575,9 @@ class PageResult:
     anchors_present: Mapping[str, bool] = field(default_factory=dict)
 
 
-def _hrefs(xp: etree.XPath, doc: etree._Element, base: str) -> list[str]:
+def _hrefs(xp: etree.XPath, doc: etree._Element, base: str, what: str) -> list[str]:
     out = []
-    for item in _as_items(xp(doc)):
+    for item in _as_items(_call(xp, doc, what)):
         if isinstance(item, etree._Element):
             item = item.get("href") or item.get("src") or ""
         href = str(item).strip()
@@ -616,13 +644,14 @@ def evaluate_page(
     base = _LazyBase(doc, url)
     next_url = None
     if compiled.next_page is not None:
-        nxt = _hrefs(compiled.next_page, doc, base())
+        nxt = _hrefs(compiled.next_page, doc, base(), "pagination")
         next_url = nxt[0] if nxt else None
     if cpt is None:
         return PageResult(url, None, (), next_url=next_url)
     index = _label_index(cpt, doc) if cpt.label_queries else None
     if cpt.record_root is not None:
-        roots = [n for n in _as_items(cpt.record_root(doc)) if isinstance(n, etree._Element)]
+        found = _call(cpt.record_root, doc, f"record_root of page type {cpt.spec.name!r}")
+        roots = [n for n in _as_items(found) if isinstance(n, etree._Element)]
         records = tuple(_record(cpt, n, url, base, trace, index) for n in roots)
         count: int | None = len(roots)
     else:
@@ -630,7 +659,7 @@ def evaluate_page(
         count = None
     links: list[str] = []
     for xp in cpt.follow:
-        links += _hrefs(xp, doc, base())
+        links += _hrefs(xp, doc, base(), f"a follow link of page type {cpt.spec.name!r}")
     present = _anchors_present(cpt, doc, index) if anchors and cpt.anchor_labels else {}
     return PageResult(
         url, cpt.spec.name, records, tuple(dict.fromkeys(links)), next_url, count, present
@@ -650,18 +679,3 @@ def extract(
     compiled = compile_selectors(selector_file, trace=trace)
     doc = parse_html(html, http_charset, plain=True)
     return list(evaluate_page(compiled, doc, url, trace=trace, anchors=False).records)
-
-
-def extract_many(
-    selector_file: SelectorFile, pages: Iterable[tuple[str | bytes, str]], *, trace: bool = False
-) -> list[Record]:
-    """Records of several ``(html, url)`` pages, in order."""
-    out: list[Record] = []
-    for html, url in pages:
-        out += extract(selector_file, html, url, trace=trace)
-    return out
-
-
-def values_only(records: Sequence[Record]) -> list[dict[str, Any]]:
-    """Plain value dicts, handy for comparing against expected records."""
-    return [dict(r.values) for r in records]

@@ -27,6 +27,7 @@ from lxml import etree
 from anchorpath._errors import SelectorFileError, SelectorValidationError
 from anchorpath._version import __version__
 from anchorpath.selectors.model import FIELD_TYPES, SelectorFile
+from anchorpath.selectors.xpath_core import core_problem
 
 __all__ = [
     "dump_selector_file",
@@ -72,7 +73,8 @@ def _schema_message(err: ValidationError) -> str:
 
 
 def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
-    """Compile every XPath up front; report syntax errors with the field name."""
+    """Compile every XPath up front; report syntax errors and anything outside XPath 1.0's
+    core (extension functions, variables, namespace prefixes) with the field name."""
     problems: list[str] = []
 
     def check(xpath: Any, pointer: str, what: str) -> None:
@@ -82,6 +84,10 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
             etree.XPath(xpath)
         except etree.XPathSyntaxError as exc:
             problems.append(f"{where}:{pointer}: XPath syntax error in {what}: {exc}: {xpath!r}")
+            return
+        problem = core_problem(xpath)
+        if problem is not None:
+            problems.append(f"{where}:{pointer}: {what}: {problem}: {xpath!r}")
 
     pag = data.get("fetch", {}).get("pagination") if isinstance(data.get("fetch"), dict) else None
     if isinstance(pag, dict):

@@ -78,6 +78,7 @@ class Provenance:
     tool_version: str | None = None
     seeds: tuple[Seed, ...] = ()
     notes: str | None = None
+    endpoint: str | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Provenance:
@@ -91,6 +92,7 @@ class Provenance:
                 Seed(s["url"], s.get("sha256"), s.get("snapshot")) for s in d.get("seeds", [])
             ),
             notes=d.get("notes"),
+            endpoint=d.get("endpoint"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -99,6 +101,7 @@ class Provenance:
                 ("method", self.method),
                 ("author", self.author),
                 ("model", self.model),
+                ("endpoint", self.endpoint),
                 ("prompt_hash", self.prompt_hash),
                 ("tool_version", self.tool_version),
                 ("seeds", [s.to_dict() for s in self.seeds]),
@@ -364,6 +367,18 @@ class SelectorFile:
         return out
 
     # -- convenience -------------------------------------------------------------------------
+
+    def unrunnable_reason(self) -> str | None:
+        """Why a run cannot use this file as it stands (a start URL that is not http(s), as
+        authoring from saved pages without their URLs writes), or None."""
+        bad = [u for u in self.fetch.start_urls if not u.startswith(("http://", "https://"))]
+        if not bad:
+            return None
+        return (
+            f"start URL {bad[0]!r} is not an http(s) URL: this selector file cannot run until "
+            "its URLs are set (fetch.start_urls and each page type's match); author it again "
+            "with --seed-url URL per seed, or edit the file"
+        )
 
     def page_type_for(self, url: str) -> PageType | None:
         """The first page type whose ``match`` regex is found in ``url``."""

@@ -441,6 +441,7 @@ def demo_drift(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"root": root, "selectors": selectors, "state": state, "bundle": r3.bundle}
 
 
+@pytest.mark.slow
 def test_demo_day3_repair_then_run_passes(demo_drift: dict[str, Any]) -> None:
     from anchorpath.demo.data import expected_events
     from anchorpath.runner.store.database import Store
@@ -476,6 +477,7 @@ def test_demo_day3_repair_then_run_passes(demo_drift: dict[str, Any]) -> None:
     assert (runs[0].verdict, runs[0].selector_version) == ("ok", 2)
 
 
+@pytest.mark.slow
 def test_demo_broken_bundle_is_refused(demo_drift: dict[str, Any], tmp_path: Path) -> None:
     bundle = tmp_path / "bundle"
     shutil.copytree(demo_drift["bundle"], bundle)

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from anchorpath.runner.drift.check import check_drift, seed_baseline, update_baseline
+from anchorpath.runner.drift.check import check_drift, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, field_stats, shape_signature
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import PageType, SelectorFile
@@ -108,7 +108,7 @@ def stats_for(records: list[dict[str, Any]], **kw: Any) -> RunStats:
 def baseline_days(days: range = range(1, 6)) -> list[RunStats]:
     base: list[RunStats] = seed_baseline(SELECTOR, make_records(0, 12))
     for day in days:
-        base = update_baseline(base, stats_for(make_records(day)))
+        base = ([*base, stats_for(make_records(day))])[-14:]
     return base
 
 
@@ -130,7 +130,7 @@ def test_normal_churn_passes_over_many_days() -> None:
         stats = stats_for(make_records(day, n=random.Random(day).randint(25, 70)))
         result = check_drift(stats, base)
         assert result.verdict == "ok", (day, result.to_dict())
-        base = update_baseline(base, stats, window=14)
+        base = ([*base, stats])[-14:]
     assert len(base) == 14
     assert not any(b.seeded for b in base)
 
@@ -249,7 +249,7 @@ def test_news_board_dates_are_new_every_day_and_pass() -> None:
         stats = stats_for(recs)
         if base:
             assert check_drift(stats, base).verdict == "ok", day
-        base = update_baseline(base, stats)
+        base = ([*base, stats])[-14:]
 
 
 def _one_record_pages(value: str | None, day: int) -> RunStats:
@@ -270,7 +270,7 @@ def _one_record_pages(value: str | None, day: int) -> RunStats:
 def test_single_record_field_vanished_is_flagged() -> None:
     base: list[RunStats] = []
     for day in range(3):
-        base = update_baseline(base, _one_record_pages("Alpha Beta 5mg", day))
+        base = ([*base, _one_record_pages("Alpha Beta 5mg", day)])[-14:]
     assert check_drift(_one_record_pages("Alpha Beta 5mg", 4), base).verdict == "ok"
     result = check_drift(_one_record_pages(None, 5), base)
     assert result.verdict == "drift"
@@ -301,7 +301,7 @@ def test_several_page_types_qualify_field_names() -> None:
     base = seed_baseline(sf, [*make_records(0, 10), {"_page_type": "detail", "title": "Aa"}])
     assert set(base[0].page_types) == {"list", "detail"}
     for day in range(1, 4):
-        base = update_baseline(base, run(day))
+        base = ([*base, run(day)])[-14:]
     assert check_drift(run(5), base).verdict == "ok"
     result = check_drift(run(6, broken=True), base)
     assert list(result.fields) == ["detail.title"]

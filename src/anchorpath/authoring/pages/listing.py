@@ -17,8 +17,10 @@ from anchorpath.authoring.candidates.xpathgen import generate_candidates
 from anchorpath.authoring.pages.records import (
     RootCandidate,
     induce_roots,
+    probe_path,
     root_candidates,
     root_result_ok,
+    similar_records,
 )
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.scoring.choose import (
@@ -29,10 +31,15 @@ from anchorpath.authoring.scoring.choose import (
     finalize_report,
     same_everywhere,
 )
-from anchorpath.authoring.scoring.mutate import mutate_tree
+from anchorpath.authoring.scoring.mutate import Mutant, mutate_tree
 from anchorpath.authoring.scoring.verify import Expectation, compiled
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.model import FieldSpec, Normalize
+
+#: ``values[i][field]``: the example values on seed ``i``, one per example record.
+_Values = list[dict[str, list[str | None]]]
+#: ``grounded[i][r][field]``: the candidate targets of example record ``r`` on seed ``i``.
+_Grounded = list[list[dict[str, list[Target]]]]
 
 
 def author_list(
@@ -46,10 +53,48 @@ def author_list(
     operators: Sequence[str] | None,
     strict: bool,
 ) -> tuple[str, dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
-    """Record-root XPath, specs, reports and problems for a list page type."""
-    problems: list[str] = []
-    # values[i][f] = list of values (one per example record) on seed i
-    values: list[dict[str, list[str | None]]] = []
+    """Record-root XPath, specs, reports and problems for a list page type.
+
+    Phases: read the example records, ground their values, induce the record roots, choose
+    the record-root XPath (verified on the seeds, scored under mutations around the records),
+    then author each field relative to the roots.
+    """
+    values = _record_values(seeds, ex, fields)
+    names = [f.name for f in fields if any(f.name in v for v in values)]
+    grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
+    roots = _record_roots(seeds, grounded, names)
+    probe = _probe(grounded, names, roots)
+    ok_roots, counts = _seed_verified_roots(docs, roots, probe)
+    mutants = _record_mutants(
+        docs, grounded, roots, operators=operators, mutation_seed=mutation_seed
+    )
+    similar = [
+        similar_records(d, rr, probe) if probe else len(rr)
+        for d, rr in zip(docs, roots, strict=True)
+    ]
+    root_xpath = _best_root(ok_roots, counts, mutants, similar, probe).xpath
+    problems += _count_report(seeds, counts[root_xpath], similar)
+    specs: dict[str, FieldSpec] = {}
+    reports: dict[str, FieldReport] = {}
+    for f in fields:
+        if f.name not in names:
+            continue
+        rep, spec, field_problems = _author_field(
+            f, seeds, grounded, roots, values, mutants, strict=strict
+        )
+        reports[f.name] = rep
+        problems += field_problems
+        if spec is not None:
+            specs[f.name] = spec
+    return root_xpath, specs, reports, problems
+
+
+def _record_values(
+    seeds: Sequence[SeedPage], ex: list[Mapping[str, Any]], fields: Sequence[FieldRequest]
+) -> _Values:
+    """Each seed's example values per field, one per record; every field must give the same
+    number of records, at least two."""
+    values: _Values = []
     for s, e in zip(seeds, ex, strict=True):
         per: dict[str, list[str | None]] = {}
         n = None
@@ -70,10 +115,23 @@ def author_list(
                 f"{s.source}: list pages need at least two example records per page (got {n or 0})"
             )
         values.append(per)
-    names = [f.name for f in fields if any(f.name in v for v in values)]
+    return values
+
+
+def _ground_records(
+    seeds: Sequence[SeedPage],
+    idx: list[DocIndex],
+    fields: Sequence[FieldRequest],
+    names: list[str],
+    values: _Values,
+    *,
+    strict: bool,
+) -> tuple[_Grounded, list[str]]:
+    """Ground every example value of every record; values that cannot be grounded are
+    problems (errors when ``strict``)."""
     types = {f.name: f.type for f in fields}
-    # Ground every value; grounded[i][r][f] = candidate targets.
-    grounded: list[list[dict[str, list[Target]]]] = []
+    problems: list[str] = []
+    grounded: _Grounded = []
     for i, (s, ix) in enumerate(zip(seeds, idx, strict=True)):
         recs = []
         nrec = len(next(iter(values[i].values())))
@@ -95,7 +153,13 @@ def author_list(
                     rec[name] = []
             recs.append(rec)
         grounded.append(recs)
-    # Record roots per seed.
+    return grounded, problems
+
+
+def _record_roots(
+    seeds: Sequence[SeedPage], grounded: _Grounded, names: list[str]
+) -> list[list[etree._Element]]:
+    """Per seed, the repeating elements (one per example record) holding the records."""
     roots: list[list[etree._Element]] = []
     for i, recs in enumerate(grounded):
         per_record = [[[t.element for t in rec[n]] for n in names] for rec in recs]
@@ -106,10 +170,49 @@ def author_list(
                 "records (are the values of different records really in different rows?)"
             )
         roots.append(rr)
-    # Record-root XPath.
+    return roots
+
+
+def _probe(grounded: _Grounded, names: list[str], roots: list[list[etree._Element]]) -> str | None:
+    """The tag path from a record root to its first field's node (``h3/a``), the most common
+    over the example records: every record of the template holds it."""
+    probes: list[str] = []
+    for recs, rr in zip(grounded, roots, strict=True):
+        for rec, root in zip(recs, rr, strict=True):
+            node = next((rec[n][0].element for n in names if rec.get(n)), None)
+            if node is not None and (node is root or root in node.iterancestors()):
+                probes.append(probe_path(root, node))
+    return max(sorted(set(probes)), key=probes.count) if probes else None
+
+
+def _count_report(seeds: Sequence[SeedPage], found: list[int], similar: list[int]) -> list[str]:
+    """Count plausibility, per seed: records selected, and a warning when the page holds more
+    elements alike to the example records than the record root selects."""
+    out = [
+        "record root selects "
+        + ", ".join(f"{n} record(s) on {s.source}" for n, s in zip(found, seeds, strict=True))
+    ]
+    for n, m, s in zip(found, similar, seeds, strict=True):
+        if n < m:
+            out.append(
+                f"{s.source}: record root selects {n} records but the page has {m} elements "
+                "alike to the example records: some records of the template may be missed"
+            )
+    return out
+
+
+def _elements(res: object) -> list[etree._Element]:
+    return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
+
+
+def _seed_verified_roots(
+    docs: list[etree._Element], roots: list[list[etree._Element]], probe: str | None
+) -> tuple[list[RootCandidate], dict[str, list[int]]]:
+    """Record-root candidates that select exactly the example records' rows on every seed,
+    with the number of rows each selects per seed."""
     rcands: dict[str, RootCandidate] = {}
     for rr in roots:
-        for c in root_candidates(rr):
+        for c in root_candidates(rr, probe):
             rcands.setdefault(c.xpath, c)
     counts: dict[str, list[int]] = {}
     ok_roots = []
@@ -120,11 +223,8 @@ def author_list(
         good = True
         cs = []
         for d, rr in zip(docs, roots, strict=True):
-            res = xp(d)
-            found = (
-                [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
-            )
-            if not root_result_ok(found, rr):
+            found = _elements(xp(d))
+            if not root_result_ok(found, rr, probe=probe):
                 good = False
                 break
             cs.append(len(found))
@@ -136,7 +236,18 @@ def author_list(
             "no record-root XPath selects exactly the example records' rows "
             f"on every seed ({len(rcands)} candidates tried)"
         )
-    # Mutations around the records and their value nodes.
+    return ok_roots, counts
+
+
+def _record_mutants(
+    docs: list[etree._Element],
+    grounded: _Grounded,
+    roots: list[list[etree._Element]],
+    *,
+    operators: Sequence[str] | None,
+    mutation_seed: int,
+) -> list[list[Mutant]]:
+    """Per seed, the synthetic mutations around the records and their value nodes."""
     mutants = []
     for i, doc in enumerate(docs):
         targets = [t[0].element for rec in grounded[i] for t in rec.values() if t]
@@ -145,6 +256,22 @@ def author_list(
                 doc, targets=targets, records=roots[i], operators=operators, seed=mutation_seed + i
             )
         )
+    return mutants
+
+
+def _best_root(
+    ok_roots: list[RootCandidate],
+    counts: dict[str, list[int]],
+    mutants: list[list[Mutant]],
+    similar: list[int],
+    probe: str | None,
+) -> RootCandidate:
+    """The record-root candidate covering the most records alike to the examples (records
+    beyond the look-alikes count against it), then surviving the most mutations, then by
+    prior."""
+
+    def coverage(c: RootCandidate) -> int:
+        return sum(min(n, m) - max(0, n - m) for n, m in zip(counts[c.xpath], similar, strict=True))
 
     def root_score(c: RootCandidate) -> float:
         xp = compiled(c.xpath)
@@ -153,76 +280,86 @@ def author_list(
             for m in ms:
                 total += 1
                 assert xp is not None
-                res = xp(m.doc)
-                found = (
-                    [x for x in res if isinstance(x, etree._Element)]
-                    if isinstance(res, list)
-                    else []
-                )
-                ok += root_result_ok(found, m.records, counts[c.xpath][i])
+                found = _elements(xp(m.doc))
+                ok += root_result_ok(found, m.records, counts[c.xpath][i], probe=probe)
         return ok / total if total else 1.0
 
+    best_cover = max(coverage(c) for c in ok_roots)
+    covering = [c for c in ok_roots if coverage(c) == best_cover]
     scored_roots = sorted(
-        ((root_score(c), c) for c in ok_roots), key=lambda sc: (-sc[0], sc[1].prior)
+        ((root_score(c), c) for c in covering), key=lambda sc: (-sc[0], sc[1].prior)
     )
-    root_xpath = scored_roots[0][1].xpath
-    # Fields relative to the roots.
-    specs: dict[str, FieldSpec] = {}
-    reports: dict[str, FieldReport] = {}
-    for f in fields:
-        if f.name not in names:
-            continue
-        cands: dict[tuple[str, Normalize], tuple[XCandidate, set[int]]] = {}
-        for i, recs in enumerate(grounded):
-            for r, rec in enumerate(recs):
-                root = roots[i][r]
-                for t in rec[f.name][:4]:
-                    if root not in t.element.iterancestors() and t.element is not root:
-                        continue
-                    for xc in generate_candidates(
-                        t, root, relative=True, value_norm=norm(values[i][f.name][r] or "")
-                    ):
-                        key = (xc.xpath, xc.normalize)
-                        if key in cands:
-                            cands[key][1].add(i)
-                        else:
-                            cands[key] = (xc, {i})
-        seed_exps = [
+    return scored_roots[0][1]
+
+
+def _author_field(
+    f: FieldRequest,
+    seeds: Sequence[SeedPage],
+    grounded: _Grounded,
+    roots: list[list[etree._Element]],
+    values: _Values,
+    mutants: list[list[Mutant]],
+    *,
+    strict: bool,
+) -> tuple[FieldReport, FieldSpec | None, list[str]]:
+    """One field's XPath relative to the record roots: its report, its spec (None when no
+    candidate reproduces the examples; an error when ``strict``) and its problems."""
+    cands = _field_candidates(f.name, grounded, roots, values)
+    seed_exps = [
+        [
+            Expectation(roots[i][r], values[i][f.name][r], f.type, seeds[i].url)
+            for r in range(len(roots[i]))
+        ]
+        for i in range(len(seeds))
+    ]
+
+    def mexps(_: int) -> list[list[tuple[Any, list[Expectation]]]]:
+        return [
             [
-                Expectation(roots[i][r], values[i][f.name][r], f.type, seeds[i].url)
-                for r in range(len(roots[i]))
+                (
+                    m,
+                    [
+                        Expectation(m.records[r], values[i][f.name][r], f.type, seeds[i].url)
+                        for r in range(len(m.records))
+                    ],
+                )
+                for m in mutants[i]
             ]
             for i in range(len(seeds))
         ]
 
-        def mexps(_: int, f: FieldRequest = f) -> list[list[tuple[Any, list[Expectation]]]]:
-            return [
-                [
-                    (
-                        m,
-                        [
-                            Expectation(m.records[r], values[i][f.name][r], f.type, seeds[i].url)
-                            for r in range(len(m.records))
-                        ],
-                    )
-                    for m in mutants[i]
-                ]
-                for i in range(len(seeds))
-            ]
+    best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps)
+    rep = field_report(f, best, ranked, len(cands), probs)
+    problems = list(rep.problems)
+    if best is None:
+        if strict:
+            raise AuthoringError(probs[0])
+        return rep, None, problems
+    flat = [v for i in range(len(seeds)) for v in values[i][f.name] if v]
+    rep = finalize_report(rep, f.type, [r for rr in roots for r in rr])
+    same = same_everywhere(f.name, flat)
+    rep = replace(rep, problems=rep.problems + tuple(same))
+    return rep, field_spec(f, rep, flat), problems + same
 
-        best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps)
-        rep = field_report(f, best, ranked, len(cands), probs)
-        reports[f.name] = rep
-        problems += list(rep.problems)
-        if best is None:
-            if strict:
-                raise AuthoringError(probs[0])
-            continue
-        flat = [v for i in range(len(seeds)) for v in values[i][f.name] if v]
-        rep = finalize_report(rep, f.type, [r for rr in roots for r in rr])
-        same = same_everywhere(f.name, flat)
-        rep = replace(rep, problems=rep.problems + tuple(same))
-        problems += same
-        reports[f.name] = rep
-        specs[f.name] = field_spec(f, rep, flat)
-    return root_xpath, specs, reports, problems
+
+def _field_candidates(
+    name: str, grounded: _Grounded, roots: list[list[etree._Element]], values: _Values
+) -> dict[tuple[str, Normalize], tuple[XCandidate, set[int]]]:
+    """Candidates relative to the record root from every grounded target (up to four per
+    record) inside its record, with the seeds each was proposed on."""
+    cands: dict[tuple[str, Normalize], tuple[XCandidate, set[int]]] = {}
+    for i, recs in enumerate(grounded):
+        for r, rec in enumerate(recs):
+            root = roots[i][r]
+            for t in rec[name][:4]:
+                if root not in t.element.iterancestors() and t.element is not root:
+                    continue
+                for xc in generate_candidates(
+                    t, root, relative=True, value_norm=norm(values[i][name][r] or "")
+                ):
+                    key = (xc.xpath, xc.normalize)
+                    if key in cands:
+                        cands[key][1].add(i)
+                    else:
+                        cands[key] = (xc, {i})
+    return cands

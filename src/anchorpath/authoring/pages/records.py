@@ -34,8 +34,10 @@ __all__ = [
     "common_ancestor",
     "detect_pagination",
     "induce_roots",
+    "probe_path",
     "root_candidates",
     "root_result_ok",
+    "similar_records",
 ]
 
 #: Link texts (normalised) that mean "next page".
@@ -74,6 +76,94 @@ def _child_toward(container: etree._Element, node: etree._Element) -> etree._Ele
     return None
 
 
+def _elements(res: object) -> list[etree._Element]:
+    """The element items of an XPath result (strings, numbers and booleans give none)."""
+    return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
+
+
+def _ancestor(node: etree._Element, k: int) -> etree._Element | None:
+    x: etree._Element | None = node
+    for _ in range(k):
+        x = x.getparent() if x is not None else None
+    return x
+
+
+def probe_path(root: etree._Element, node: etree._Element) -> str:
+    """The index-free tag path from ``root`` down to ``node`` (``h3/a``; ``.`` for itself)."""
+    tags: list[str] = []
+    x: etree._Element | None = node
+    while x is not None and x is not root:
+        tags.append(str(x.tag))
+        x = x.getparent()
+    return "/".join(reversed(tags)) or "."
+
+
+def _suffix_len(a: etree._Element, b: etree._Element) -> int:
+    n = 0
+    for x, y in zip([a, *a.iterancestors()], [b, *b.iterancestors()], strict=False):
+        if x.tag != y.tag:
+            break
+        n += 1
+    return n
+
+
+def _closest(a: etree._Element, cands: Sequence[etree._Element]) -> etree._Element:
+    """The candidate sharing the longest tag path suffix with ``a`` (first on ties)."""
+    return max(cands, key=lambda n: _suffix_len(a, n))
+
+
+def _aligned_roots(nodes: Sequence[etree._Element]) -> list[etree._Element] | None:
+    """Record roots for one value node per record, aligned from the bottom.
+
+    The k-th ancestors of the nodes are record roots while they share their tag path down to
+    the nodes, are distinct, lie strictly inside the records' common ancestor and hold one such
+    path each. The highest such level wins. Unlike "the children of the lowest common
+    ancestor", this finds records spread over sibling containers (a featured block and the main
+    list, several ``<ul>`` sections, grid rows), even at different depths.
+    """
+    common: etree._Element | None = nodes[0]
+    for n in nodes[1:]:
+        common = common_ancestor(common, n) if common is not None else None
+    if common is None:
+        return None
+    best: list[etree._Element] | None = None
+    k = 0
+    while True:
+        roots = [_ancestor(n, k) for n in nodes]
+        if any(r is None or r is common for r in roots):
+            break
+        found = [r for r in roots if r is not None]
+        if len({r.tag for r in found}) != 1 or len({id(r) for r in found}) != len(found):
+            break
+        if any(common not in r.iterancestors() for r in found):
+            break
+        below = [_ancestor(n, k - 1) for n in nodes] if k else []
+        if any(_holds_records(r, c, n) for r, c, n in zip(found, below, nodes, strict=False)):
+            break  # the level above the records: a list (or a block of a list)
+        best = found
+        k += 1
+    return best
+
+
+def _holds_records(el: etree._Element, child: etree._Element | None, node: etree._Element) -> bool:
+    """``el`` has two or more children like ``child`` (tag and classes), each holding a
+    non-empty node at the same path as ``node``: ``el`` contains several records."""
+    if child is None:
+        return False
+    rel = probe_path(child, node)
+    classes = set(stable_classes(child))
+    alike = 0
+    for c in el:
+        if c.tag != child.tag or set(stable_classes(c)) != classes:
+            continue
+        hits = [c] if rel == "." else _elements(c.xpath(rel))
+        if any(itext(h).strip() for h in hits) or (rel == "." and c.attrib):
+            alike += 1
+            if alike >= 2:
+                return True
+    return False
+
+
 def induce_roots(
     per_record: Sequence[Sequence[Sequence[etree._Element]]],
 ) -> list[etree._Element] | None:
@@ -81,10 +171,42 @@ def induce_roots(
 
     ``per_record[i][f]`` lists the candidate nodes of field ``f`` in example record ``i``
     (empty when the record has no value for it). Returns one root per record, or None when
-    the records do not sit in distinct siblings of a common container.
+    the records do not sit in distinct, alike subtrees.
     """
     if len(per_record) < 2:
         return None
+    best: tuple[tuple[int, int], list[etree._Element]] | None = None
+    nfields = max(len(r) for r in per_record)
+    for f in range(nfields):
+        if any(f >= len(rec) or not rec[f] for rec in per_record):
+            continue
+        for first in per_record[0][f][:4]:
+            nodes = [first]
+            for rec in per_record[1:]:
+                nodes.append(_closest(first, rec[f][:6]))
+            if len({id(n) for n in nodes}) != len(nodes):
+                continue
+            roots = _aligned_roots(nodes)
+            if roots is None:
+                continue
+            held = sum(
+                1
+                for rec, root in zip(per_record, roots, strict=True)
+                for cands in rec
+                if any(n is root or root in n.iterancestors() for n in cands)
+            )
+            score = (held, -len(_elements(roots[0].xpath("ancestor::*"))))
+            if best is None or score > best[0]:
+                best = (score, roots)
+    if best is not None:
+        return best[1]
+    return _sibling_roots(per_record)
+
+
+def _sibling_roots(
+    per_record: Sequence[Sequence[Sequence[etree._Element]]],
+) -> list[etree._Element] | None:
+    """The children of the records' lowest common ancestor (the classic MDR assumption)."""
     best: tuple[int, list[etree._Element]] | None = None
     nfields = max(len(r) for r in per_record)
     for f in range(nfields):
@@ -154,8 +276,22 @@ def _shape_predicate(roots: Sequence[etree._Element]) -> str | None:
     return f"[{tag}[{n}]]" if n > 1 else f"[{tag}]"
 
 
-def root_candidates(roots: Sequence[etree._Element]) -> list[RootCandidate]:
-    """XPaths that should select every record root (not just the examples) of one page."""
+def _common_container(roots: Sequence[etree._Element]) -> etree._Element | None:
+    common: etree._Element | None = roots[0].getparent()
+    for r in roots[1:]:
+        common = common_ancestor(common, r) if common is not None else None
+    return common
+
+
+def root_candidates(
+    roots: Sequence[etree._Element], probe: str | None = None
+) -> list[RootCandidate]:
+    """XPaths that should select every record root (not just the examples) of one page.
+
+    ``probe`` is the tag path from a root to its first field's node (``h3/a``): records spread
+    over several containers are then also addressed as "elements of this tag holding that
+    path" inside the containers' common anchored ancestor.
+    """
     first = roots[0]
     tag = str(first.tag)
     container = first.getparent()
@@ -163,6 +299,11 @@ def root_candidates(roots: Sequence[etree._Element]) -> list[RootCandidate]:
         return []
     shape = _shape_predicate(roots) or ""
     out: list[RootCandidate] = []
+    if probe and probe != ".":
+        out += _probe_candidates(roots, probe)
+    if out and any(r.getparent() is not container for r in roots):
+        # Several containers: the per-container paths below would miss records.
+        return _unique(out)
     # Common stable class of the roots: //li[class~='item'].
     common = set(stable_classes(first))
     for r in roots[1:]:
@@ -230,13 +371,65 @@ def root_candidates(roots: Sequence[etree._Element]) -> list[RootCandidate]:
     return [c for c in out if not (c.xpath in seen or seen.add(c.xpath))]  # type: ignore[func-returns-value]
 
 
+def _unique(cands: Sequence[RootCandidate]) -> list[RootCandidate]:
+    out: dict[str, RootCandidate] = {}
+    for c in cands:
+        out.setdefault(c.xpath, c)
+    return list(out.values())
+
+
+def _probe_candidates(roots: Sequence[etree._Element], probe: str) -> list[RootCandidate]:
+    """``tag[class][probe]`` under the nearest anchored common ancestor, or anywhere."""
+    tag = str(roots[0].tag)
+    has = f"[{probe}]"
+    common = set(stable_classes(roots[0]))
+    for r in roots[1:]:
+        common &= set(stable_classes(r))
+    preds = [f"[{class_predicate(c)}]" for c in sorted(common)[:2]]
+    out: list[RootCandidate] = []
+    scopes: list[tuple[str, str]] = []
+    node = _common_container(roots)
+    hops = 0
+    while node is not None and node.tag not in ("html",) and hops < 6:
+        aid = node.get("id")
+        if aid and not is_auto_id(aid):
+            scopes.append((f"/descendant::{node.tag}[@id={literal(aid)}][1]", "id"))
+        for c in stable_classes(node)[:1]:
+            scopes.append((f"/descendant::{node.tag}[{class_predicate(c)}][1]", "attribute"))
+        if node.tag in ("main", "body"):
+            scopes.append((f"/descendant::{node.tag}[1]", "structure"))
+        node = node.getparent()
+        hops += 1
+    for scope, kind in scopes[:3]:
+        for pred in preds:
+            out.append(RootCandidate(f"{scope}/descendant::{tag}{pred}{has}", kind))
+        out.append(RootCandidate(f"{scope}/descendant::{tag}{has}", kind, 1))
+    for pred in preds:
+        out.append(RootCandidate(f"/descendant::{tag}{pred}{has}", "attribute"))
+    return out
+
+
+def similar_records(doc: etree._Element, roots: Sequence[etree._Element], probe: str) -> int:
+    """How many elements of the page look like the example records: same tag, same class
+    set as one of them, holding the probe path. The plausible record count of the page."""
+    classes = {frozenset(stable_classes(r)) for r in roots}
+    tag = str(roots[0].tag)
+    items = _elements(doc.xpath(f"//{tag}[{probe}]" if probe != "." else f"//{tag}"))
+    alike = [x for x in items if frozenset(stable_classes(x)) in classes]
+    # Nested look-alikes (a wrapper of the same tag and classes) count once.
+    ids = {id(x) for x in alike}
+    return sum(1 for x in alike if not any(id(a) in ids for a in x.iterancestors()))
+
+
 def root_result_ok(
     found: Sequence[etree._Element],
     roots: Sequence[etree._Element],
     expected_count: int | None = None,
+    probe: str | None = None,
 ) -> bool:
-    """The selected nodes hold every example root, all alike in shape (no header/notice rows),
-    and — on mutated pages — exactly as many as on the original."""
+    """The selected nodes hold every example root, none inside another, all alike (in shape,
+    or — records missing optional parts — holding the probe path), and — on mutated pages —
+    exactly as many as on the original."""
     if not all(r in found for r in roots):
         return False
     order = [found.index(r) for r in roots]
@@ -245,9 +438,17 @@ def root_result_ok(
     shapes = {_shape(r) for r in roots}
     sizes = [len(r) for r in roots]
     lo, hi = min(sizes), max(sizes)
+    ids = {id(f) for f in found}
     for f in found:
-        if f.tag != roots[0].tag or _shape(f) not in shapes or not lo <= len(f) <= hi:
+        if f.tag != roots[0].tag:
             return False
+        if any(id(a) in ids for a in f.iterancestors()):
+            return False
+        if _shape(f) in shapes and lo <= len(f) <= hi:
+            continue
+        if probe and probe != "." and f.xpath(probe):
+            continue
+        return False
     return expected_count is None or len(found) == expected_count
 
 

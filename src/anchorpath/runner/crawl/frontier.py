@@ -102,7 +102,6 @@ class Frontier:
         first = sf.fetch.start_urls[0]
         parts = urlsplit(first)
         self._file_origin = f"{parts.scheme}://{parts.netloc}"
-        self._seen: set[str] = set()
 
     # -- helpers ----------------------------------------------------------------------------
 

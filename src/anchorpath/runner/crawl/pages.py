@@ -8,7 +8,6 @@ returning it.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -17,6 +16,10 @@ from typing import Any
 
 from anchorpath._config import FetchConfig
 from anchorpath._errors import OriginBlocked, RobotsDisallowed
+from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.polite import PoliteFetcher
+from anchorpath.fetch.protocol import Fetcher
+from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
@@ -26,10 +29,8 @@ __all__ = [
     "ExtractedPage",
     "PageReader",
     "PageRecord",
-    "close",
     "default_fetcher",
     "extract_page",
-    "fetch_counters",
     "login_wall",
     "site_config",
     "unreachable",
@@ -37,12 +38,12 @@ __all__ = [
 
 
 def default_fetcher(
-    config: FetchConfig, warc_path: Path, cache_dir: Path, on_event: Callable[[Any], None]
-) -> Any:
-    """The polite fetcher, archiving to ``warc_path``."""
-    from anchorpath.fetch.polite import PoliteFetcher
-    from anchorpath.fetch.warc import WarcWriter
-
+    config: FetchConfig,
+    warc_path: Path,
+    cache_dir: Path,
+    on_event: Callable[[FetchEvent], None],
+) -> Fetcher:
+    """The polite fetcher, archiving to ``warc_path`` (a :data:`FetcherFactory`)."""
     return PoliteFetcher(
         config, warc=WarcWriter(warc_path), cache_dir=str(cache_dir), on_event=on_event
     )
@@ -60,17 +61,6 @@ def site_config(base: FetchConfig, sf: SelectorFile) -> FetchConfig:
         else:
             over[name] = max(float(current), float(value))
     return replace(base, **over) if over else base
-
-
-def fetch_counters(counters: Any) -> dict[str, Any]:
-    """The fetcher's politeness counters as a plain dict (public fields of the dataclass)."""
-    if counters is None or not dataclasses.is_dataclass(counters):
-        return {}
-    return {
-        f.name: getattr(counters, f.name)
-        for f in dataclasses.fields(counters)
-        if not f.name.startswith("_")
-    }
 
 
 def unreachable(exc: Exception) -> bool:
@@ -92,13 +82,6 @@ def login_wall(doc: Any, page: PageResult) -> bool:
     return bool(
         doc.xpath("boolean(//input[translate(@type, 'PASSWORD', 'password') = 'password'])")
     )
-
-
-def close(obj: Any) -> None:
-    """Call ``obj.close()`` if it has one."""
-    method = getattr(obj, "close", None)
-    if callable(method):
-        method()
 
 
 @dataclass
@@ -189,7 +172,7 @@ class PageReader:
         self,
         sf: SelectorFile,
         compiled: Any,
-        make_fetcher: Callable[[], Any],
+        make_fetcher: Callable[[], Fetcher],
         *,
         conditional: bool,
     ) -> None:
@@ -197,7 +180,7 @@ class PageReader:
         self.compiled = compiled
         self.make_fetcher = make_fetcher
         self.conditional = conditional
-        self.fetcher: Any = None
+        self.fetcher: Fetcher | None = None
 
     def read(
         self, item: CrawlItem, archive: dict[str, ArchivedPage], cp: Checkpoint
@@ -205,6 +188,7 @@ class PageReader:
         """Fetch (or replay) one page, extract it and add its records to the checkpoint;
         returns the page's next URL and links. Raises ``OriginBlocked`` for a login wall."""
         archived = archive.get(item.url)
+        headers: Mapping[str, str]
         if archived is not None and 200 <= archived.status < 300:
             body, headers, final_url, status = (
                 archived.body,

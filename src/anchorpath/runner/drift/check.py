@@ -1,9 +1,10 @@
 """The drift gate: is this run's output still what the selectors were written for?
 
-Pure (no I/O). A run is summarised by :func:`field_stats` into a :class:`RunStats`, compared with
-a rolling baseline of accepted runs by :func:`check_drift`, and the baseline is advanced with
-:func:`update_baseline` only after an accepted run. :func:`seed_baseline` builds the first
-baseline from the selector file's fixtures (the authoring seeds).
+Pure (no I/O). A run is summarised by :func:`~anchorpath.runner.drift.stats.field_stats` into a
+:class:`~anchorpath.runner.drift.stats.RunStats` and compared with a rolling baseline of accepted
+runs by :func:`check_drift`. The baseline is not kept anywhere but the store: the gate
+(:func:`anchorpath.runner.drift.gate.baseline`) rebuilds it from the last committed runs each
+time. :func:`seed_baseline` builds the first baseline from the selector file's fixtures.
 
 The model (after RAPTURE, Kushmerick 1999, and Lerman, Minton & Knoblock 2003)
 ----------------------------------------------------------------------------------
@@ -124,13 +125,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from anchorpath.runner.drift.features import (
-    _LABELS,
-    _constant_test,
-    _field_features,
-    _fisher,
-    _log_test,
-    _score,
-    _share_test,
+    FEATURE_LABELS,
+    constant_test,
+    field_features,
+    fisher,
+    log_test,
+    score_of,
+    share_test,
 )
 from anchorpath.runner.drift.stats import (
     PageTypeStats,
@@ -146,7 +147,6 @@ __all__ = [
     "DriftResult",
     "check_drift",
     "seed_baseline",
-    "update_baseline",
 ]
 
 #: A field (or structural signal) scoring at least this (-log10 p) makes the run ``drift``.
@@ -240,7 +240,7 @@ def _structural(
                 f"(baseline {base_mean:.1f}); it now matches other nodes"
             )
         else:
-            feat = _log_test(
+            feat = log_test(
                 "roots",
                 mean,
                 cur.root_pages,
@@ -284,15 +284,15 @@ def check_drift(
                 result.notes.append(f"field {key!r} has no baseline yet")
                 continue
             evidence: list[str] = []
-            feats = _field_features(fcur, fbase)
+            feats = field_features(fcur, fbase)
             ps = [f.p for f in feats]
-            p_field = min(1.0, len(ps) * min(ps), _fisher(ps)) if ps else 1.0
-            score = _score(p_field)
+            p_field = min(1.0, len(ps) * min(ps), fisher(ps)) if ps else 1.0
+            score = score_of(p_field)
             for f in sorted(feats, key=lambda f: -f.score):
                 if f.score >= EVIDENCE_SCORE:
-                    evidence.append(f"{_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
+                    evidence.append(f"{FEATURE_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
             # zero churn: the field's text never varied in the baseline and now did
-            constant = _constant_test(fcur, fbase, CONSTANT_SCORE)
+            constant = constant_test(fcur, fbase, CONSTANT_SCORE)
             if constant is not None:
                 c_score, c_line = constant
                 if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:
@@ -325,7 +325,7 @@ def check_drift(
                         line += "; the values still look normal"
                     evidence.insert(0, line)
                 else:
-                    feat = _share_test(
+                    feat = share_test(
                         "anchor",
                         fcur.anchor_present,
                         fcur.anchor_pages,
@@ -334,7 +334,7 @@ def check_drift(
                     )
                     if feat is not None and feat.score >= EVIDENCE_SCORE:
                         score = max(score, feat.score)
-                        evidence.append(f"{_LABELS['anchor']} {feat.shown}")
+                        evidence.append(f"{FEATURE_LABELS['anchor']} {feat.shown}")
             if s_score >= threshold:
                 score = max(score, s_score)
                 evidence = [*s_evidence, *evidence]
@@ -362,7 +362,7 @@ def check_drift(
     # pages matching no page type at all
     base_pages = [(b.unmatched_pages, b.total_pages) for b in baseline if b.total_pages]
     if stats.total_pages and base_pages:
-        feat = _share_test("unmatched", stats.unmatched_pages, stats.total_pages, base_pages)
+        feat = share_test("unmatched", stats.unmatched_pages, stats.total_pages, base_pages)
         if feat is not None and feat.score >= threshold:
             result.structural.append(f"pages matching no page type: {feat.shown}")
             result.score = max(result.score, feat.score)
@@ -413,16 +413,3 @@ def seed_baseline(
         seeded.run_id = seeded.run_id or "fixtures"
         out.append(seeded)
     return out
-
-
-def update_baseline(baseline: list[RunStats], stats: RunStats, window: int = 14) -> list[RunStats]:
-    """The window after an accepted run: ``stats`` appended, oldest dropped beyond ``window``.
-
-    The fixture seed is dropped once the window holds enough real runs (it lacks page-level
-    signals and reflects the authoring pages rather than the live site).
-    """
-    runs = [*baseline, stats]
-    real = [r for r in runs if not r.seeded]
-    if len(real) >= 3:
-        runs = real
-    return runs[-window:]

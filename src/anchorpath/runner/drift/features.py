@@ -2,8 +2,8 @@
 baseline window, each feature as a tail probability, plus the zero-churn test of template text.
 
 The model — features, variance floors, how the p-values combine — is described in
-:mod:`anchorpath.runner.drift.check`, which owns the thresholds and the verdict; the statistics come
-from :mod:`anchorpath.runner.drift.stats`.
+:mod:`anchorpath.runner.drift.check`, which owns the thresholds and the verdict; the statistics
+come from :mod:`anchorpath.runner.drift.stats`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anchorpath.runner.drift.stats import FieldStats
+
+__all__ = [
+    "CATEGORICAL_MAX",
+    "FEATURE_LABELS",
+    "Feature",
+    "constant_test",
+    "field_features",
+    "fisher",
+    "log_test",
+    "score_of",
+    "share_test",
+]
 
 #: A field counts as categorical when its pooled baseline has at most this many distinct values
 #: and at most half as many distinct values as values.
@@ -44,11 +56,11 @@ def _tail(z: float, two_sided: bool = True) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
-def _score(p: float) -> float:
+def score_of(p: float) -> float:
     return -math.log10(max(p, 1e-300))
 
 
-def _fisher(ps: Sequence[float]) -> float:
+def fisher(ps: Sequence[float]) -> float:
     """Fisher's combined p-value: survival of χ²(2m) at -2 Σ ln p (closed form, even df)."""
     if not ps:
         return 1.0
@@ -67,7 +79,7 @@ def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
 
 
 @dataclass
-class _Feature:
+class Feature:
     name: str
     value: float
     mean: float
@@ -77,10 +89,10 @@ class _Feature:
 
     @property
     def score(self) -> float:
-        return _score(self.p)
+        return score_of(self.p)
 
 
-def _share_test(
+def share_test(
     name: str,
     x: float,
     n: int,
@@ -88,7 +100,7 @@ def _share_test(
     *,
     one_sided_drop: bool = False,
     expected: float | None = None,
-) -> _Feature | None:
+) -> Feature | None:
     """Binomial share ``x/n`` against baseline shares (normal approximation with floors)."""
     base = [(bx, bn) for bx, bn in base if bn > 0]
     if n <= 0 or not base:
@@ -104,10 +116,10 @@ def _share_test(
     z = (value - mu) / math.sqrt(var)
     p = _tail(-z, two_sided=False) if one_sided_drop else _tail(z)
     shown = f"{value:.2f} vs baseline {mu:.2f}±{math.sqrt(var):.2f}"
-    return _Feature(name, value, mu, math.sqrt(var), p, shown)
+    return Feature(name, value, mu, math.sqrt(var), p, shown)
 
 
-def _log_test(name: str, value: float, n: int, cv: float, base: Sequence[float]) -> _Feature | None:
+def log_test(name: str, value: float, n: int, cv: float, base: Sequence[float]) -> Feature | None:
     """A positive magnitude compared on a log scale (``ln(1+x)``)."""
     if n <= 0 or not base:
         return None
@@ -118,10 +130,10 @@ def _log_test(name: str, value: float, n: int, cv: float, base: Sequence[float])
     z = (x - mu) / math.sqrt(var)
     ref = math.expm1(mu)
     shown = f"{value:.1f} vs baseline {ref:.1f} (×{math.exp(x - mu):.2f})"
-    return _Feature(name, x, mu, math.sqrt(var), _tail(z), shown)
+    return Feature(name, x, mu, math.sqrt(var), _tail(z), shown)
 
 
-_LABELS = {
+FEATURE_LABELS = {
     "empty": "null/empty ratio",
     "length": "mean length",
     "spread": "length spread",
@@ -152,7 +164,7 @@ def _shape_expectation(base: Sequence[FieldStats]) -> tuple[set[str], float]:
     return set(pooled), max(0.0, 1.0 - unseen)
 
 
-def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> _Feature | None:
+def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> Feature | None:
     """Categorical fields: the share of this run's values already seen in the baseline."""
     pooled: Counter[str] = Counter()
     total = 0
@@ -168,7 +180,7 @@ def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> _Feature | None:
         return None
     expected = 1.0 - distinct / (total + distinct)  # Witten-Bell, as for shapes
     seen = sum(c for h, c in cur.values.items() if h in pooled)
-    return _share_test(
+    return share_test(
         "value",
         seen,
         cur.filled,
@@ -208,7 +220,7 @@ def _jaccard(a: Sequence[str], b: Sequence[str]) -> float | None:
     return len(sa & sb) / len(sa | sb) if sa or sb else None
 
 
-def _constant_test(
+def constant_test(
     cur: FieldStats, base: Sequence[FieldStats], constant_score: float
 ) -> tuple[float, str] | None:
     """Zero churn: a field that held one and the same text in every baseline run (an implicit
@@ -260,10 +272,10 @@ def _constant_test(
     return score, line
 
 
-def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Feature]:
-    feats: list[_Feature | None] = []
+def field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[Feature]:
+    feats: list[Feature | None] = []
     feats.append(
-        _share_test(
+        share_test(
             "empty",
             cur.count - cur.filled,
             cur.count,
@@ -274,16 +286,16 @@ def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Featur
     if cur.filled and filled_base:
         cv = cur.len_std / cur.len_mean if cur.len_mean else 0.0
         feats.append(
-            _log_test("length", cur.len_mean, cur.filled, cv, [b.len_mean for b in filled_base])
+            log_test("length", cur.len_mean, cur.filled, cv, [b.len_mean for b in filled_base])
         )
         if cur.filled > 2 and all(b.filled > 2 for b in filled_base):
             feats.append(
-                _log_test("spread", cur.len_std, cur.filled, 0.7, [b.len_std for b in filled_base])
+                log_test("spread", cur.len_std, cur.filled, 0.7, [b.len_std for b in filled_base])
             )
         pairs = [(b.numeric, b.filled) for b in filled_base]
-        feats.append(_share_test("numeric", cur.numeric, cur.filled, pairs))
+        feats.append(share_test("numeric", cur.numeric, cur.filled, pairs))
         feats.append(
-            _share_test("date", cur.dates, cur.filled, [(b.dates, b.filled) for b in filled_base])
+            share_test("date", cur.dates, cur.filled, [(b.dates, b.filled) for b in filled_base])
         )
         if cur.filled >= 5 and all(b.filled >= 5 for b in filled_base):
             # The distinct ratio falls as a sample grows (values start to repeat), so a run of
@@ -291,7 +303,7 @@ def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Featur
             # rarefied to the smallest sample size first.
             m = min(cur.filled, *(b.filled for b in filled_base))
             feats.append(
-                _share_test(
+                share_test(
                     "distinct",
                     _rarefied_distinct(cur, m),
                     m,
@@ -301,7 +313,7 @@ def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Featur
         seen, expected = _shape_expectation(filled_base)
         conform = sum(c for s, c in cur.shapes.items() if s in seen)
         feats.append(
-            _share_test(
+            share_test(
                 "shape",
                 conform,
                 cur.filled,
@@ -314,7 +326,7 @@ def _field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[_Featur
         with_pattern = [b for b in filled_base if b.pattern_ok is not None]
         if cur.pattern_ok is not None and with_pattern:
             feats.append(
-                _share_test(
+                share_test(
                     "pattern",
                     cur.pattern_ok,
                     cur.filled,

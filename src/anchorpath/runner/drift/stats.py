@@ -63,7 +63,7 @@ class FieldStats:
     anchor_present: int = 0  # ... and found
     # Only when every filled value of this run is one and the same text (a candidate template
     # text): hashes of its word tokens and character bigrams, to tell a copy edit of that text
-    # from other text taking its place (see ``features._constant_test``).
+    # from other text taking its place (see ``features.constant_test``).
     const_tokens: list[str] = field(default_factory=list)
     const_grams: list[str] = field(default_factory=list)
 

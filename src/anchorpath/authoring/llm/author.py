@@ -1,0 +1,199 @@
+"""LLM-assisted authoring of one page type: proposals in, a verified selector file out.
+
+:func:`author_with_llm` asks the model for values (and fields, when none are given), hands the
+accepted values to the example-value core (grounding, XPath generation, verification and
+mutation scoring — unchanged, deterministic) and assembles a selector file whose provenance
+names the method ``llm``, the model, the endpoint host and the prompt templates' hash. A field
+that cannot be authored does not sink the site: it is left out and listed with its reason
+(``partial``). :func:`make_client` builds the configured client with its cache and ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from anchorpath._config import Settings
+from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath.authoring.induce import assemble_site, author_page_type
+from anchorpath.authoring.llm.cache import CachedClient
+from anchorpath.authoring.llm.client import LLMClient
+from anchorpath.authoring.llm.ledger import Ledger, LedgerTotals
+from anchorpath.authoring.llm.propose import Proposals, propose
+from anchorpath.authoring.llm.templates import templates_hash
+from anchorpath.authoring.reports import AuthoringResult, FieldRequest
+from anchorpath.authoring.seeds import SeedPage
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = [
+    "LLMAuthoring",
+    "LLMPageType",
+    "author_page_type_with_llm",
+    "author_with_llm",
+    "ledger_path",
+    "llm_provenance",
+    "make_client",
+]
+
+
+@dataclass
+class LLMAuthoring:
+    """What an LLM-assisted authoring produced."""
+
+    selector_file: SelectorFile | None
+    result: AuthoringResult | None
+    proposals: Proposals
+    failed: dict[str, str] = field(default_factory=dict)  # field -> why it was left out
+    totals: LedgerTotals | None = None
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.failed)
+
+
+def ledger_path(settings: Settings, site: str) -> Path:
+    """``<cache_dir>/llm-ledger/<site>.jsonl`` (next to the response cache)."""
+    return Path(settings.paths.cache_dir) / "llm-ledger" / f"{site}.jsonl"
+
+
+def make_client(settings: Settings, site: str, *, inner: LLMClient | None = None) -> CachedClient:
+    """The configured OpenAI-compatible client (or ``inner``) with cache and per-site ledger."""
+    if inner is None:
+        from anchorpath.authoring.llm.openai_client import OpenAIClient
+
+        inner = OpenAIClient(settings.llm)
+    ledger = Ledger(
+        ledger_path(settings, site),
+        site=site,
+        price_input=settings.llm.price_input,
+        price_output=settings.llm.price_output,
+    )
+    return CachedClient(inner, Path(settings.paths.cache_dir) / "llm", ledger)
+
+
+def _page_shape(
+    fields: list[FieldRequest], props: Proposals, list_page: bool | None
+) -> tuple[list[FieldRequest], bool | None]:
+    """A list page when most single-valued fields came back with several values per seed;
+    otherwise a detail page, where a field answered with several values becomes a list field."""
+    multi = {
+        f.name
+        for f in fields
+        if f.type != "list"
+        and any(isinstance(ex.get(f.name), list) for ex in props.examples.values())
+    }
+    if list_page is None and fields:
+        singles = [f for f in fields if f.type != "list"]
+        list_page = bool(singles) and len(multi) * 2 > len(singles)
+    if list_page:
+        return fields, True
+    out = [replace(f, type="list") if f.name in multi else f for f in fields]
+    for f in out:
+        if f.name in multi:
+            props.problems.append(f"field {f.name!r}: several values on a seed; authored as a list")
+    return out, list_page
+
+
+@dataclass
+class LLMPageType:
+    """One page type authored from LLM proposals (before it is assembled into a file)."""
+
+    result: AuthoringResult
+    proposals: Proposals
+    failed: dict[str, str] = field(default_factory=dict)  # field -> why it was left out
+
+
+def author_page_type_with_llm(
+    seeds: Sequence[SeedPage],
+    client: LLMClient,
+    fields: Sequence[FieldRequest] | None = None,
+    *,
+    budget: int = 2500,
+    perturbation_rounds: int = 1,
+    list_page: bool | None = None,
+    page_type: str | None = None,
+    match: str | None = None,
+    mutation_seed: int = 0,
+) -> LLMPageType:
+    """Propose and check values (and fields, when ``fields`` is None), then run the core.
+
+    Raises only when no field at all could be authored, or on an endpoint error."""
+    props = propose(client, seeds, fields, budget=budget, perturbation_rounds=perturbation_rounds)
+    failed = props.failed_fields()
+    usable = [f for f in props.fields if f.name not in failed]
+    usable, list_page = _page_shape(usable, props, list_page)
+    if not usable:
+        raise AuthoringError(
+            "no field has a verified value on any seed: "
+            + "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3])
+        )
+    result = author_page_type(
+        seeds,
+        usable,
+        props.examples,
+        list_page=list_page,
+        mutation_seed=mutation_seed,
+        name=page_type,
+        match=match,
+        strict=False,
+    )
+    for f in usable:
+        if f.name not in result.page_type.fields:
+            why = [p for p in result.problems if repr(f.name) in p or f" {f.name} " in p]
+            failed[f.name] = why[0] if why else "no XPath reproduces its values on every seed"
+    return LLMPageType(result, props, failed)
+
+
+def llm_provenance(sf: SelectorFile, client: LLMClient) -> SelectorFile:
+    """``sf`` with provenance method ``llm``, the model, the endpoint host and the hash of the
+    prompt templates."""
+    return replace(
+        sf,
+        provenance=replace(
+            sf.provenance,
+            method="llm",
+            model=client.model,
+            endpoint=client.endpoint,
+            prompt_hash=templates_hash(),
+        ),
+    )
+
+
+def author_with_llm(
+    name: str,
+    seeds: Sequence[SeedPage],
+    client: LLMClient,
+    fields: Sequence[FieldRequest] | None = None,
+    *,
+    budget: int = 2500,
+    perturbation_rounds: int = 1,
+    list_page: bool | None = None,
+    page_type: str | None = None,
+    match: str | None = None,
+    key: Sequence[str] | None = None,
+    start_urls: Sequence[str] | None = None,
+    mutation_seed: int = 0,
+    author: str | None = None,
+) -> LLMAuthoring:
+    """A one-page-type site: :func:`author_page_type_with_llm`, ``assemble_site`` and
+    :func:`llm_provenance`."""
+    try:
+        pt = author_page_type_with_llm(
+            seeds,
+            client,
+            fields,
+            budget=budget,
+            perturbation_rounds=perturbation_rounds,
+            list_page=list_page,
+            page_type=page_type,
+            match=match,
+            mutation_seed=mutation_seed,
+        )
+    except AnchorpathError as exc:
+        raise AuthoringError(f"{name}: {exc}") from exc
+    if key is not None:
+        key = [k for k in key if k in pt.result.page_type.fields] or None
+    sf = assemble_site(name, [pt.result], key=key, start_urls=start_urls, author=author)
+    totals = client.ledger.totals if isinstance(client, CachedClient) else None
+    return LLMAuthoring(llm_provenance(sf, client), pt.result, pt.proposals, pt.failed, totals)

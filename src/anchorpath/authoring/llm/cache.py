@@ -1,0 +1,101 @@
+"""The response cache: every answer stored under sha256(rendered prompt, schema, model,
+temperature, top_p) in a :mod:`diskcache` directory, so authoring again with the same inputs
+makes no call at all and writes the same selector file.
+
+:class:`CachedClient` wraps any :class:`~anchorpath.authoring.llm.client.LLMClient` and records
+every call and hit in the :class:`~anchorpath.authoring.llm.ledger.Ledger`. Only the answer
+data and its usage figures are stored (no headers, no credentials).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from anchorpath._errors import LLMError
+from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, LLMClient
+from anchorpath.authoring.llm.ledger import Ledger
+
+__all__ = ["CachedClient", "cache_key"]
+
+
+def cache_key(request: ChatRequest, model: str, temperature: float, top_p: float) -> str:
+    """sha256 of the rendered prompt, the schema, the model, temperature and top_p."""
+    blob = json.dumps(
+        [request.rendered(), request.schema_json(), model, float(temperature), float(top_p)],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CachedClient:
+    """An :class:`LLMClient` that answers from ``cache_dir`` when it can (``None``: no cache)."""
+
+    def __init__(self, inner: LLMClient, cache_dir: str | Path | None, ledger: Ledger) -> None:
+        self.inner = inner
+        self.ledger = ledger
+        self._cache: Any = None
+        if cache_dir is not None:
+            import diskcache
+
+            try:
+                self._cache = diskcache.Cache(str(cache_dir))
+            except Exception as exc:  # diskcache raises sqlite3/OS errors
+                raise LLMError(f"{cache_dir}: cannot open the LLM response cache: {exc}") from exc
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def endpoint(self) -> str:
+        return self.inner.endpoint
+
+    @property
+    def temperature(self) -> float:
+        return self.inner.temperature
+
+    @property
+    def top_p(self) -> float:
+        return self.inner.top_p
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
+
+    def complete(self, request: ChatRequest) -> ChatAnswer:
+        key = cache_key(request, self.model, self.temperature, self.top_p)
+        if self._cache is not None:
+            stored = self._cache.get(key)
+            if isinstance(stored, dict) and "data" in stored:
+                answer = ChatAnswer(
+                    stored["data"],
+                    str(stored.get("model", self.model)),
+                    int(stored.get("prompt_tokens", 0)),
+                    int(stored.get("completion_tokens", 0)),
+                    mode=str(stored.get("mode", "")),
+                    cached=True,
+                )
+                self.ledger.record(request, answer, endpoint=self.endpoint)
+                return answer
+        answer = self.inner.complete(request)
+        if self._cache is not None:
+            self._cache.set(
+                key,
+                {
+                    "data": answer.data,
+                    "model": answer.model,
+                    "prompt_tokens": answer.prompt_tokens,
+                    "completion_tokens": answer.completion_tokens,
+                    "mode": answer.mode,
+                },
+            )
+        answer = replace(answer, cached=False)
+        self.ledger.record(request, answer, endpoint=self.endpoint)
+        return answer

@@ -1,0 +1,553 @@
+"""Field and value proposals from an LLM, each checked against the seed's DOM.
+
+The library API the CLI (and the interactive session) calls:
+
+* :func:`prepare_pages` — prune every seed to Markdown within the token budget;
+* :func:`propose_fields` — one call over all seeds: the fields the template shows (names are
+  sanitised to snake_case; a field whose example is not on the first seed is dropped);
+* :func:`propose_values` — one call per seed (the *value-call contract*: the page's Markdown in
+  the messages, a schema with one property per requested field named exactly as the field),
+  the **verbatim guard** (a value must occur in the seed's normalised text; otherwise it is
+  rejected, re-asked once with the rejection stated, then reported not found), and
+  **perturbation grounding** (Huang & Song 2025): where an accepted value occurs at several
+  nodes of the Markdown, each occurrence is altered differently and the seed asked again; the
+  occurrence whose alteration the model copies is the node it read. Calls per site stay within
+  ``n_s + p·n_s + 1`` (value calls, ``p`` perturbation rounds, one discovery call) plus at most
+  one guard re-ask per seed, all recorded in the ledger;
+* :func:`propose` — both, returning :class:`Proposals` whose ``examples`` feed the example-value
+  authoring core unchanged.
+
+Nothing an answer contains is executed, fetched or used as an XPath: answers are only field
+names and values, and a value that is not on the page never reaches a selector file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from anchorpath._errors import AnchorpathError, LLMError
+from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message
+from anchorpath.authoring.llm.templates import load_template
+from anchorpath.authoring.prune import PromptPage, PrunedPage, fit_budget, prune_page
+from anchorpath.authoring.prune.budget import field_terms, template_chunks
+from anchorpath.authoring.reports import FieldRequest
+from anchorpath.authoring.seeds import SeedPage
+from anchorpath.selectors.evaluate import parse_html
+from anchorpath.selectors.model import FIELD_TYPES
+
+__all__ = [
+    "FieldProposal",
+    "Proposals",
+    "SeedPrompt",
+    "ValueVerdict",
+    "fields_schema",
+    "prepare_pages",
+    "propose",
+    "propose_fields",
+    "propose_values",
+    "value_schema",
+    "verbatim",
+]
+
+Status = Literal["accepted", "not_found", "rejected"]
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
+_SKIP = {"script", "style", "noscript", "template"}
+_VALUE = {
+    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+}
+
+
+# -- data -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldProposal:
+    """A field the model says the template shows."""
+
+    name: str
+    type: str
+    description: str
+    example: str | None
+
+
+@dataclass(frozen=True)
+class ValueVerdict:
+    """What became of one field's proposed value on one seed."""
+
+    field: str
+    seed: str
+    value: str | list[str] | None  # the accepted value (None unless accepted)
+    status: Status
+    proposed: str | list[str] | None = None  # what the model answered last
+    reason: str | None = None
+    reasked: bool = False
+    nodes: tuple[str, ...] = ()  # paths of the DOM nodes whose text holds the value
+    read_node: str | None = None  # the node perturbation showed the model read
+
+
+@dataclass
+class SeedPrompt:
+    """A seed, its pruned page and the Markdown that goes into prompts."""
+
+    seed: SeedPage
+    pruned: PrunedPage
+    prompt: PromptPage
+    text: str  # the seed's visible text, normalised (for the verbatim guard)
+    attrs: frozenset[str]  # normalised link/src/content attribute values (url fields)
+
+
+@dataclass
+class Proposals:
+    """Fields and per-seed values the LLM proposed, after every check."""
+
+    fields: list[FieldRequest]
+    examples: dict[str, dict[str, Any]]
+    verdicts: list[ValueVerdict]
+    pages: list[SeedPrompt]
+    discovered: list[FieldProposal] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def rejected(self) -> list[ValueVerdict]:
+        """Proposals that failed the verbatim guard (hallucinated or not verbatim)."""
+        return [v for v in self.verdicts if v.reason and "not on the page" in v.reason]
+
+    def failed_fields(self) -> dict[str, str]:
+        """Fields with no accepted value on any seed, and why."""
+        out: dict[str, str] = {}
+        for f in self.fields:
+            vs = [v for v in self.verdicts if v.field == f.name]
+            if vs and not any(v.status == "accepted" for v in vs):
+                out[f.name] = "; ".join(dict.fromkeys(v.reason or v.status for v in vs))
+        return out
+
+
+# -- the checks -----------------------------------------------------------------------------
+
+
+def _norm(text: str) -> str:
+    """The runner's normalisation (NFKC, white space collapsed); case is kept: verbatim."""
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def _texts(root: etree._Element) -> list[Any]:
+    """The text nodes under ``root`` (lxml "smart strings" with ``getparent``/``is_tail``)."""
+    found = root.xpath(".//text()")
+    return found if isinstance(found, list) else []
+
+
+def _page_text(doc: etree._Element) -> tuple[str, frozenset[str]]:
+    attrs: set[str] = set()
+    for el in doc.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for name in ("href", "src", "content", "title", "alt", "value", "datetime"):
+            v = el.get(name)
+            if v:
+                attrs.add(_norm(v))
+    # text and tails in document order, with skipped elements' own text left out
+    out: list[str] = []
+    for t in _texts(doc):
+        owner = t.getparent()
+        if owner is not None and getattr(t, "is_tail", False):
+            owner = owner.getparent()
+        if owner is not None and isinstance(owner.tag, str) and owner.tag in _SKIP:
+            continue
+        out.append(str(t))
+    joined = "".join(out)
+    return _norm(joined) + "\n" + _norm(" ".join(out)), frozenset(attrs)
+
+
+def verbatim(value: str, page: SeedPrompt, ftype: str = "string") -> bool:
+    """Does ``value`` occur in the seed's text after normalisation (or as a link/src value
+    for url fields)?"""
+    v = _norm(value)
+    if not v:
+        return False
+    if v in page.text:
+        return True
+    return ftype == "url" and v in page.attrs
+
+
+def _as_values(raw: Any) -> list[str] | None:
+    if raw is None:
+        return None
+    items = raw if isinstance(raw, list) else [raw]
+    vals = [_norm(str(x)) for x in items if isinstance(x, str) and _norm(str(x))]
+    return vals or None
+
+
+# -- schemas and prompts --------------------------------------------------------------------
+
+
+def value_schema(names: Sequence[str]) -> dict[str, Any]:
+    """One property per field, named exactly as the field: string, array of strings or null."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(names),
+        "properties": {n: _VALUE for n in names},
+    }
+
+
+def fields_schema() -> dict[str, Any]:
+    item = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["name", "description", "type", "example"],
+        "properties": {
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "type": {"type": "string", "enum": list(FIELD_TYPES)},
+            "example": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        },
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["fields"],
+        "properties": {"fields": {"type": "array", "items": item}},
+    }
+
+
+def _field_list(fields: Sequence[FieldRequest]) -> str:
+    lines = []
+    for f in fields:
+        desc = f": {f.description}" if f.description else ""
+        lines.append(f"- {f.name} (type {f.type}){desc}")
+    return "\n".join(lines)
+
+
+def _value_request(
+    page: SeedPrompt, fields: Sequence[FieldRequest], markdown: str, *, purpose: Any = "values"
+) -> ChatRequest:
+    user = load_template("values").render(
+        seed_label=page.seed.source,
+        url=page.seed.url,
+        markdown=markdown,
+        field_list=_field_list(fields),
+    )
+    return ChatRequest(
+        (Message("system", load_template("system").text), Message("user", user)),
+        value_schema([f.name for f in fields]),
+        "field_values",
+        purpose,
+        page.seed.source,
+    )
+
+
+# -- steps ----------------------------------------------------------------------------------
+
+
+def prepare_pages(
+    seeds: Sequence[SeedPage],
+    *,
+    budget: int,
+    terms: Sequence[str] = (),
+    keep_links: bool = False,
+) -> list[SeedPrompt]:
+    """Prune every seed and fit it to ``budget`` tokens by relevance to ``terms``."""
+    pruned = []
+    for s in seeds:
+        try:
+            pruned.append(prune_page(s.html, s.url, keep_links=keep_links))
+        except AnchorpathError as exc:
+            raise LLMError(f"{s.source}: cannot prune seed page: {exc}") from exc
+    template = template_chunks(pruned)
+    out = []
+    for s, p in zip(seeds, pruned, strict=True):
+        text, attrs = _page_text(parse_html(s.html))
+        out.append(SeedPrompt(s, p, fit_budget(p, budget, terms, template), text, attrs))
+    return out
+
+
+def _snake(name: str) -> str:
+    s = re.sub(r"[^0-9a-z]+", "_", unicodedata.normalize("NFKC", name).lower()).strip("_")
+    return s if _NAME.match(s or "") else ""
+
+
+def propose_fields(
+    client: LLMClient,
+    pages: Sequence[SeedPrompt],
+    *,
+    max_fields: int = 12,
+    problems: list[str] | None = None,
+) -> list[FieldProposal]:
+    """One call: the fields common to the seeds, with names sanitised and examples checked."""
+    blocks = [
+        f"<page {i + 1}: {p.seed.url}>\n{p.prompt.markdown}\n</page {i + 1}>"
+        for i, p in enumerate(pages)
+    ]
+    user = load_template("fields").render(
+        n_pages=len(pages), pages="\n\n".join(blocks), max_fields=max_fields
+    )
+    req = ChatRequest(
+        (Message("system", load_template("system").text), Message("user", user)),
+        fields_schema(),
+        "template_fields",
+        "fields",
+    )
+    answer = client.complete(req)
+    out: list[FieldProposal] = []
+    notes = problems if problems is not None else []
+    for item in answer.data.get("fields", []):
+        name = _snake(str(item.get("name", "")))
+        if not name:
+            notes.append(
+                f"proposed field {str(item.get('name'))[:40]!r}: not a usable name; dropped"
+            )
+            continue
+        if any(f.name == name for f in out):
+            continue
+        example = item.get("example")
+        ftype = item.get("type") if item.get("type") in FIELD_TYPES else "string"
+        if example is not None and not verbatim(str(example), pages[0], ftype):
+            notes.append(
+                f"proposed field {name!r}: example {str(example)[:60]!r} is not on the page;"
+                " dropped"
+            )
+            continue
+        out.append(FieldProposal(name, ftype, str(item.get("description", ""))[:200], example))
+        if len(out) >= max_fields:
+            break
+    return out
+
+
+def _variant(value: str, k: int) -> str | None:
+    """``value`` with its last letter or digit changed, differently for each ``k``."""
+    for i in range(len(value) - 1, -1, -1):
+        ch = value[i]
+        if ch.isdigit() and ch.isascii():
+            new = str((int(ch) + 1 + k) % 10)
+        elif ch.isascii() and ch.isalpha():
+            base = ord("a") if ch.islower() else ord("A")
+            new = chr((ord(ch) - base + 1 + k) % 26 + base)
+        else:
+            continue
+        return value[:i] + new + value[i + 1 :]
+    return None
+
+
+def _check(f: FieldRequest, raw: Any, page: SeedPrompt) -> tuple[list[str] | None, str | None]:
+    """Accepted values, or ``(None, reason)``; ``(None, None)`` means the model said null."""
+    vals = _as_values(raw)
+    if vals is None:
+        return None, None
+    bad = [v for v in vals if not verbatim(v, page, f.type)]
+    if bad:
+        return None, f"{bad[0][:80]!r} is not on the page"
+    return vals, None
+
+
+def _shape(f: FieldRequest, vals: list[str], base_url: str) -> str | list[str]:
+    if f.type == "url":  # links as the page writes them; the core compares resolved URLs
+        vals = [urljoin(base_url, v) for v in vals]
+    if f.type == "list" or len(vals) > 1:
+        return vals
+    return vals[0]
+
+
+def propose_values(
+    client: LLMClient,
+    pages: Sequence[SeedPrompt],
+    fields: Sequence[FieldRequest],
+    *,
+    perturbation_rounds: int = 1,
+) -> tuple[dict[str, dict[str, Any]], list[ValueVerdict]]:
+    """Per seed: one value call, the verbatim guard with one re-ask, perturbation grounding."""
+    examples: dict[str, dict[str, Any]] = {}
+    verdicts: list[ValueVerdict] = []
+    for page in pages:
+        req = _value_request(page, fields, page.prompt.markdown)
+        answer = client.complete(req).data
+        accepted: dict[str, list[str]] = {}
+        rejected: dict[str, tuple[Any, str]] = {}
+        nulls: set[str] = set()
+        for f in fields:
+            vals, why = _check(f, answer.get(f.name), page)
+            if vals is not None:
+                accepted[f.name] = vals
+            elif why is not None:
+                rejected[f.name] = (answer.get(f.name), why)
+            else:
+                nulls.add(f.name)
+        reasked: set[str] = set()
+        if rejected:
+            retry_fields = [f for f in fields if f.name in rejected]
+            base = _value_request(page, retry_fields, page.prompt.markdown, purpose="reask")
+            problems = "\n".join(
+                f"- {name}: {why}; copy it exactly from the page or answer null"
+                for name, (_, why) in rejected.items()
+            )
+            prev = {name: raw for name, (raw, _) in rejected.items()}
+
+            req2 = ChatRequest(
+                (
+                    *base.messages,
+                    Message("assistant", json.dumps(prev, ensure_ascii=False)),
+                    Message("user", load_template("retry").render(problems=problems)),
+                ),
+                base.schema,
+                base.schema_name,
+                "reask",
+                page.seed.source,
+            )
+            again = client.complete(req2).data
+            for f in retry_fields:
+                reasked.add(f.name)
+                vals, why = _check(f, again.get(f.name), page)
+                if vals is not None:
+                    accepted[f.name] = vals
+                    del rejected[f.name]
+                elif why is not None:
+                    rejected[f.name] = (again.get(f.name), why)
+                else:
+                    rejected[f.name] = (None, rejected[f.name][1] + "; re-asked: null")
+        read = _perturb(client, page, fields, accepted, perturbation_rounds)
+        ex: dict[str, Any] = {}
+        for f in fields:
+            if f.name in accepted:
+                vals = accepted[f.name]
+                ex[f.name] = _shape(f, vals, page.seed.url)
+                spans = [s.path for v in vals for s in page.pruned.spans_with(v)]
+                verdicts.append(
+                    ValueVerdict(
+                        f.name,
+                        page.seed.source,
+                        ex[f.name],
+                        "accepted",
+                        ex[f.name],
+                        reasked=f.name in reasked,
+                        nodes=tuple(dict.fromkeys(spans)),
+                        read_node=read.get(f.name),
+                    )
+                )
+            elif f.name in rejected:
+                raw, why = rejected[f.name]
+                ex[f.name] = None
+                verdicts.append(
+                    ValueVerdict(
+                        f.name,
+                        page.seed.source,
+                        None,
+                        "not_found",
+                        raw if isinstance(raw, str | list) else None,
+                        f"{why} (rejected{', re-asked once' if f.name in reasked else ''})",
+                        reasked=f.name in reasked,
+                    )
+                )
+            else:
+                ex[f.name] = None
+                verdicts.append(
+                    ValueVerdict(
+                        f.name, page.seed.source, None, "not_found", None, "model answered null"
+                    )
+                )
+        examples[page.seed.source] = ex
+    return examples, verdicts
+
+
+def _perturb(
+    client: LLMClient,
+    page: SeedPrompt,
+    fields: Sequence[FieldRequest],
+    accepted: Mapping[str, list[str]],
+    rounds: int,
+) -> dict[str, str]:
+    """field -> path of the node the model read, for values found at several nodes."""
+    ambiguous: dict[str, tuple[str, list[str]]] = {}
+    for f in fields:
+        vals = accepted.get(f.name)
+        if not vals or len(vals) != 1:
+            continue
+        spans = page.pruned.spans_with(vals[0])
+        paths = [s.path for s in spans]
+        # Only when every occurrence in the prompt maps to one text node, in order.
+        if len(set(paths)) > 1 and page.prompt.occurrences(vals[0]) == len(spans):
+            ambiguous[f.name] = (vals[0], paths)
+    read: dict[str, str] = {}
+    todo = dict(ambiguous)
+    for r in range(max(0, rounds)):
+        if not todo:
+            break
+        edits: list[tuple[str, int, str]] = []
+        variants: dict[str, dict[str, int]] = {}
+        for name, (value, paths) in todo.items():
+            vs: dict[str, int] = {}
+            for k in range(len(paths)):
+                v = _variant(value, k + r * len(paths))
+                if v is None or v in vs:
+                    break
+                vs[v] = k
+                edits.append((value, k, v))
+            variants[name] = vs
+        markdown = page.prompt.perturbed(edits)
+        sub = [f for f in fields if f.name in todo]
+        answer = client.complete(_value_request(page, sub, markdown, purpose="perturb")).data
+        for name in list(todo):
+            got = answer.get(name)
+            got = got[0] if isinstance(got, list) and got else got
+            hit = variants[name].get(_norm(got)) if isinstance(got, str) else None
+            if hit is not None:
+                read[name] = todo[name][1][hit]
+                del todo[name]
+    return read
+
+
+def propose(
+    client: LLMClient,
+    seeds: Sequence[SeedPage],
+    fields: Sequence[FieldRequest] | None = None,
+    *,
+    budget: int = 2500,
+    perturbation_rounds: int = 1,
+    max_fields: int = 12,
+) -> Proposals:
+    """Fields (discovered when ``fields`` is None) and verified values for every seed.
+
+    Fields whose values are the same on every seed (with two or more seeds) are dropped when
+    they were discovered (template text is not a field); fields a person asked for are kept.
+    """
+    problems: list[str] = []
+    discovered: list[FieldProposal] = []
+    url_fields = bool(fields) and any(f.type == "url" for f in fields or ())
+    if fields is None:
+        pages = prepare_pages(seeds, budget=budget, keep_links=True)
+        discovered = propose_fields(client, pages, max_fields=max_fields, problems=problems)
+        if not discovered:
+            raise LLMError("the model proposed no usable field for these seeds")
+        wanted = [FieldRequest(d.name, d.type, d.description or None) for d in discovered]
+        url_fields = any(f.type == "url" for f in wanted)
+    else:
+        wanted = list(fields)
+    terms = field_terms([f.name for f in wanted] + [f.description or "" for f in wanted])
+    pages = prepare_pages(seeds, budget=budget, terms=terms, keep_links=url_fields)
+    examples, verdicts = propose_values(
+        client, pages, wanted, perturbation_rounds=perturbation_rounds
+    )
+    if fields is None and len(seeds) > 1:
+        keep = []
+        for f in wanted:
+            vals = [examples[p.seed.source].get(f.name) for p in pages]
+            if all(v is not None for v in vals) and all(v == vals[0] for v in vals):
+                problems.append(
+                    f"proposed field {f.name!r}: the same on every seed (template text); dropped"
+                )
+                for ex in examples.values():
+                    ex.pop(f.name, None)
+                verdicts = [v for v in verdicts if v.field != f.name]
+                continue
+            keep.append(f)
+        wanted = keep
+    for v in verdicts:
+        if v.status != "accepted":
+            problems.append(f"field {v.field!r} on {v.seed}: not found ({v.reason})")
+    return Proposals(wanted, examples, verdicts, pages, discovered, problems)

@@ -1,0 +1,371 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks.
+
+It speaks ``POST /v1/chat/completions`` (and ``GET /v1/models``) like llama.cpp server, vLLM or
+Ollama, answers from a script or from ground truth (:class:`TruthModel`), and misbehaves on
+purpose when told to: HTTP 429 with ``Retry-After``, 500s, timeouts, malformed JSON, answers
+that ignore the schema, and rejecting ``response_format`` of type ``json_schema`` like an
+endpoint without structured outputs. :class:`TruthModel` can also be *noisy*: a share of its
+answers are hallucinated (invented values) or not verbatim (case changed), deterministically.
+
+Loopback only; nothing here is used outside tests and ``bench/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import threading
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from anchorpath.authoring.prune.tokens import estimate_tokens
+
+__all__ = [
+    "MISBEHAVIOURS",
+    "FakeOpenAIServer",
+    "TruthModel",
+    "prompt_text",
+    "requested_fields",
+]
+
+#: What :meth:`FakeOpenAIServer.misbehave` can queue.
+MISBEHAVIOURS = ("429", "500", "timeout", "malformed", "off_schema", "empty")
+_ADDRESS = re.compile(r"^Page .*?, address: (\S+)$", re.MULTILINE)
+_WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
+
+Answer = Callable[[Mapping[str, Any]], Any]
+
+
+def prompt_text(body: Mapping[str, Any]) -> str:
+    """The last user message of a chat request (the one with the page and the question)."""
+    users = [m.get("content", "") for m in body.get("messages", []) if m.get("role") == "user"]
+    first = [u for u in users if "<page" in str(u)]
+    return str(first[-1] if first else (users[-1] if users else ""))
+
+
+def _schema(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return dict(fmt.get("json_schema", {}).get("schema", {}))
+    for m in reversed(body.get("messages", [])):  # json_object mode: the schema is in a message
+        text = str(m.get("content", ""))
+        if text.startswith("Answer in JSON matching this JSON Schema:"):
+            try:
+                return dict(json.loads(text.split("\n", 1)[1]))
+            except (ValueError, IndexError):
+                return {}
+    return {}
+
+
+def requested_fields(body: Mapping[str, Any]) -> list[str]:
+    """The fields a value call asks for: the schema's property names."""
+    props = _schema(body).get("properties", {})
+    return [] if "fields" in props and len(props) == 1 else list(props)
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+class TruthModel:
+    """Answers value calls from ground truth, as a careful model would.
+
+    ``truth`` maps a page URL to ``{field: [values]}``. A value is answered only if it is
+    visible in the prompt (so pruning that drops it costs recall, as with a real model); where
+    an occurrence was perturbed, the model reads the first occurrence outside the page title and
+    copies what it finds there. ``noise`` is the share of answers that are wrong: half
+    hallucinated (an invented value), half not verbatim (case changed), decided by a hash of
+    (page, field, question), so a re-ask draws again. Field discovery answers the truth's
+    field names with the first page's values as examples.
+    """
+
+    def __init__(
+        self,
+        truth: Mapping[str, Mapping[str, Sequence[str]]],
+        *,
+        noise: float = 0.0,
+        types: Mapping[str, str] | None = None,
+    ) -> None:
+        self.truth = {u: {k: list(v) for k, v in fs.items()} for u, fs in truth.items()}
+        self.noise = noise
+        self.types = dict(types or {})
+        self.noisy_answers = 0
+
+    def __call__(self, body: Mapping[str, Any]) -> Any:
+        text = prompt_text(body)
+        props = _schema(body).get("properties", {})
+        if "fields" in props and len(props) == 1:
+            return self._fields(text)
+        m = _ADDRESS.search(text)
+        gold = self.truth.get(m.group(1), {}) if m else {}
+        page = text.split("<page>", 1)[-1].split("</page>", 1)[0]
+        turn = len(body.get("messages", []))
+        out: dict[str, Any] = {}
+        for name in props:
+            out[name] = self._value(page, name, gold.get(name, []), f"{m and m.group(1)}|{turn}")
+        return out
+
+    def _fields(self, text: str) -> dict[str, Any]:
+        urls = re.findall(r"^<page 1: (\S+)>$", text, re.MULTILINE)
+        gold = self.truth.get(urls[0], {}) if urls else {}
+        fields = []
+        for name, vals in gold.items():
+            example = next((_norm(v) for v in vals if _norm(v) and _norm(v) in text), None)
+            fields.append(
+                {
+                    "name": name,
+                    "description": name.replace("_", " "),
+                    "type": self.types.get(name, "string"),
+                    "example": example,
+                }
+            )
+        return {"fields": fields}
+
+    def _noisy(self, key: str) -> str | None:
+        if self.noise <= 0:
+            return None
+        h = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        if h >= self.noise:
+            return None
+        return "hallucinate" if h < self.noise / 2 else "case"
+
+    def _value(self, page: str, name: str, values: Sequence[str], where: str) -> Any:
+        seen = [_norm(v) for v in values if _norm(v)]
+        flat = _norm(page)
+        found = [v for v in seen if v in flat]
+        if not found:
+            found = [r for r in (self._read_perturbed(page, v) for v in seen) if r]
+        if not found:
+            return None
+        noise = self._noisy(f"{where}|{name}")
+        if noise == "hallucinate":
+            self.noisy_answers += 1
+            return f"{found[0]} (invented {hashlib.sha256(where.encode()).hexdigest()[:6]})"
+        if noise == "case":
+            self.noisy_answers += 1
+            return found[0].swapcase()
+        if self.types.get(name) == "list" or len(found) > 1:
+            return found
+        return found[0]
+
+    @staticmethod
+    def _read_perturbed(page: str, value: str) -> str | None:
+        """The text at the place the value would be read, if one character was changed there."""
+        if len(value) < 2:
+            return None
+        chars = [re.escape(c) if not c.isalnum() else "." for c in value]
+        # the same text with any one letter or digit changed
+        alts = [
+            "".join(re.escape(c) if j != i else "[0-9A-Za-z]" for j, c in enumerate(value))
+            for i, c in enumerate(value)
+            if c.isalnum()
+        ]
+        del chars
+        if not alts:
+            return None
+        hits = [(mt.start(), mt.group(0)) for mt in re.finditer("|".join(alts), page)]
+        body = [h for h in hits if not page[: h[0]].rsplit("\n", 1)[-1].startswith("Page title:")]
+        pick = (body or hits)[:1]
+        return pick[0][1] if pick else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, fmt: str, *args: Any) -> None:  # quiet
+        return
+
+    def _send(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(
+                200,
+                {"object": "list", "data": [{"id": self.server.owner.model, "object": "model"}]},
+            )
+        else:
+            self._send(404, {"error": {"message": "not found"}})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send(
+                400, {"error": {"message": "invalid JSON body", "type": "invalid_request_error"}}
+            )
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        with owner.lock:
+            owner.requests.append(body)
+            owner.auth_headers.append(self.headers.get("Authorization", ""))
+            trick = owner.queue.popleft() if owner.queue else None
+        fmt = (body.get("response_format") or {}).get("type")
+        if owner.reject_json_schema and fmt == "json_schema":
+            self._send(
+                400,
+                {"error": {"message": "response_format type json_schema is not supported",
+                           "type": "invalid_request_error", "param": "response_format"}},
+            )  # fmt: skip
+            return
+        if trick == "429":
+            self._send(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}},
+                       {"Retry-After": str(owner.retry_after)})  # fmt: skip
+            return
+        if trick == "500":
+            self._send(500, {"error": {"message": "server error", "type": "server_error"}})
+            return
+        if trick == "timeout":
+            time.sleep(owner.hang)
+            self._send(200, {"error": {"message": "too late"}})
+            return
+        if trick == "malformed":
+            content = '{"title": "unterminated'
+        elif trick == "off_schema":
+            content = json.dumps({"unexpected": 1})
+        elif trick == "empty":
+            content = ""
+        else:
+            try:
+                content = json.dumps(owner.answer(body), ensure_ascii=False)
+            except Exception as exc:  # a broken script is a 500, like a crashed model server
+                self._send(
+                    500, {"error": {"message": f"answer failed: {exc}", "type": "server_error"}}
+                )
+                return
+        prompt = "".join(str(m.get("content", "")) for m in body.get("messages", []))
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-{len(owner.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", owner.model),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": estimate_tokens(prompt),
+                    "completion_tokens": estimate_tokens(content),
+                    "total_tokens": estimate_tokens(prompt) + estimate_tokens(content),
+                },
+            },
+        )
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: FakeOpenAIServer
+
+
+class FakeOpenAIServer:
+    """``with FakeOpenAIServer(answer) as srv: OpenAIClient(LLMConfig(base_url=srv.base_url))``.
+
+    ``answer(request_body) -> data`` (a :class:`TruthModel`, or a function); a list instead is a
+    script, answered in order (the last entry repeats). ``misbehave("429", "malformed")`` queues
+    misbehaviours for the next requests; ``reject_json_schema`` makes it refuse structured
+    outputs; ``hang`` is how long a ``timeout`` request stalls.
+    """
+
+    def __init__(
+        self,
+        answer: Answer | Sequence[Any],
+        *,
+        model: str = "test-model",
+        reject_json_schema: bool = False,
+        retry_after: float = 1,
+        hang: float = 3.0,
+    ) -> None:
+        if callable(answer):
+            self.answer: Answer = answer
+        else:
+            script = list(answer)
+            if not script:
+                raise ValueError("an empty script")
+            state = {"i": 0}
+
+            def scripted(_: Mapping[str, Any]) -> Any:
+                i = min(state["i"], len(script) - 1)
+                state["i"] += 1
+                return script[i]
+
+            self.answer = scripted
+        self.model = model
+        self.reject_json_schema = reject_json_schema
+        self.retry_after = retry_after
+        self.hang = hang
+        self.requests: list[dict[str, Any]] = []
+        self.auth_headers: list[str] = []
+        self.queue: deque[str] = deque()
+        self.lock = threading.Lock()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def misbehave(self, *tricks: str) -> None:
+        for t in tricks:
+            if t not in MISBEHAVIOURS:
+                raise ValueError(f"unknown misbehaviour {t!r} (one of {', '.join(MISBEHAVIOURS)})")
+        with self.lock:
+            self.queue.extend(tricks)
+
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("server not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def calls(self, kinds: Iterable[str] | None = None) -> int:
+        """Chat requests received (all, or only those whose schema name is in ``kinds``)."""
+        if kinds is None:
+            return len(self.requests)
+        want = set(kinds)
+        return sum(
+            1
+            for b in self.requests
+            if ((b.get("response_format") or {}).get("json_schema") or {}).get("name") in want
+        )

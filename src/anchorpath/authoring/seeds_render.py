@@ -1,0 +1,88 @@
+"""Seed pages rendered by Chromium (Playwright, Debian's ``chromium``), for LLM authoring.
+
+URL seeds go through the same polite fetcher as runs (robots.txt, pacing, network safety,
+stop conditions) with ``render="browser"``: third-party requests and images, fonts and media
+are blocked, and the DOM after scripts ran is kept. File seeds (saved pages) are decoded the
+way the runner decodes them (BOM, HTTP/meta charset, EUC-KR read as CP949, …), written as UTF-8
+to a temporary file and rendered with every request but the page itself blocked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from anchorpath._config import Settings
+from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath.authoring.seeds import SeedPage, load_seed, seed_from_html
+from anchorpath.selectors.decode import decode_html
+
+__all__ = ["chromium_path", "render_seeds"]
+
+_META_CHARSET = re.compile(
+    rb"<meta[^>]+(?:charset\s*=|http-equiv\s*=\s*[\"']?content-type)[^>]*>", re.IGNORECASE
+)
+
+
+def chromium_path(env: dict[str, str] | None = None) -> str:
+    """``ANCHORPATH_CHROMIUM``, else ``chromium`` on the PATH, else ``/usr/bin/chromium``."""
+    env = dict(os.environ) if env is None else env
+    return env.get("ANCHORPATH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def _is_url(text: str) -> bool:
+    return text.startswith(("http://", "https://"))
+
+
+def render_seeds(
+    seeds: Sequence[str], seed_urls: Sequence[str], settings: Settings
+) -> list[SeedPage]:
+    """Render every seed (see the module docstring); ``seed_urls`` name the files' URLs."""
+    from anchorpath.fetch.browser import BrowserRenderer
+    from anchorpath.fetch.polite import PoliteFetcher, user_agent_string
+
+    out: list[SeedPage] = []
+    fetcher: PoliteFetcher | None = None
+    renderer: BrowserRenderer | None = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="anchorpath-seeds-") as tmp:
+            for i, seed in enumerate(seeds):
+                given = seed_urls[i] if seed_urls else None
+                if _is_url(seed):
+                    if fetcher is None:
+                        fetcher = PoliteFetcher(settings.fetch)
+                    result = fetcher.fetch(seed, render="browser")
+                    out.append(
+                        seed_from_html(
+                            result.body, given or result.final_url, source=seed, charset="utf-8"
+                        )
+                    )
+                    continue
+                base = load_seed(seed, url=given)  # URL, url_from and the bytes' sha256
+                text, _codec = decode_html(Path(seed).read_bytes())
+                body = _META_CHARSET.sub(b"", text.encode("utf-8", "surrogatepass"))
+                local = Path(tmp) / f"seed{i}.html"
+                local.write_bytes(b'<meta charset="utf-8">' + body)
+                if renderer is None:
+                    renderer = BrowserRenderer(
+                        user_agent=user_agent_string(settings.fetch),
+                        timeout=settings.fetch.total_timeout,
+                        # only the page itself: nothing else is fetched for a saved page
+                        allow_request=lambda page, url: url == page,
+                        executable_path=chromium_path(),
+                    )
+                page = renderer.render(local.resolve().as_uri())
+                out.append(replace(base, html=page.html))
+    except AnchorpathError as exc:
+        raise AuthoringError(f"cannot render seed pages: {exc}") from exc
+    finally:
+        if renderer is not None:
+            renderer.close()
+        if fetcher is not None:
+            fetcher.close()
+    return out

@@ -1,0 +1,122 @@
+"""The OpenAI-compatible client against a real HTTP server on 127.0.0.1 that misbehaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from anchorpath._config import LLMConfig
+from anchorpath._errors import ConfigError, LLMError
+from anchorpath.authoring.llm.client import ChatRequest, Message
+from anchorpath.authoring.llm.openai_client import OpenAIClient, endpoint_host, parse_json_answer
+from anchorpath.authoring.llm.propose import value_schema
+from anchorpath.authoring.llm.testing import FakeOpenAIServer
+
+REQ = ChatRequest(
+    (Message("system", "sys"), Message("user", "<page>\nTitle: Dune\n</page>")),
+    value_schema(["title"]),
+    "field_values",
+)
+
+
+def _client(srv: FakeOpenAIServer, sleeps: list[float] | None = None, **kw: Any) -> OpenAIClient:
+    cfg = LLMConfig(base_url=srv.base_url, model="m", timeout=kw.pop("timeout", 5.0), **kw)
+    return OpenAIClient(
+        cfg, env={}, sleep=(sleeps.append if sleeps is not None else lambda s: None)
+    )
+
+
+def test_json_schema_request_shape() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        ans = _client(srv).complete(REQ)
+    assert ans.data == {"title": "Dune"} and ans.mode == "json_schema"
+    body = srv.requests[0]
+    assert body["temperature"] == 0.0 and body["model"] == "m"
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+    assert list(fmt["json_schema"]["schema"]["properties"]) == ["title"]
+    assert ans.prompt_tokens > 0 and ans.completion_tokens > 0
+
+
+def test_falls_back_to_json_object_when_json_schema_is_rejected() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}], reject_json_schema=True) as srv:
+        client = _client(srv)
+        ans = client.complete(REQ)
+        assert ans.data == {"title": "Dune"} and ans.mode == "json_object"
+        client.complete(REQ)  # remembered: no second rejected request
+    kinds = [b["response_format"]["type"] for b in srv.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]
+    assert "JSON Schema" in srv.requests[1]["messages"][-1]["content"]
+
+
+def test_malformed_answer_is_reasked_once() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("malformed")
+        ans = _client(srv).complete(REQ)
+    assert ans.data == {"title": "Dune"} and ans.attempts == 2
+    reask = srv.requests[1]["messages"]
+    assert reask[-2]["role"] == "assistant" and "not valid JSON" in reask[-1]["content"]
+
+
+def test_off_schema_twice_is_an_error() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("off_schema", "off_schema")
+        with pytest.raises(LLMError, match="does not match the schema"):
+            _client(srv).complete(REQ)
+    assert len(srv.requests) == 2
+
+
+def test_429_honours_retry_after_then_succeeds() -> None:
+    sleeps: list[float] = []
+    with FakeOpenAIServer([{"title": "Dune"}], retry_after=7) as srv:
+        srv.misbehave("429", "500")
+        ans = _client(srv, sleeps, max_retries=2).complete(REQ)
+    assert ans.data == {"title": "Dune"} and ans.attempts == 3
+    assert sleeps[0] == 7.0 and len(sleeps) == 2
+
+
+def test_retries_are_bounded() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("500", "500", "500")
+        with pytest.raises(LLMError, match=r"HTTP 500 .* after 2 attempt"):
+            _client(srv, max_retries=1).complete(REQ)
+
+
+def test_timeout_is_retried_then_reported() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}], hang=1.5) as srv:
+        srv.misbehave("timeout", "timeout")
+        with pytest.raises(LLMError, match="timed out after 2 attempt"):
+            _client(srv, timeout=0.3, max_retries=1).complete(REQ)
+
+
+def test_api_key_is_sent_but_never_in_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    secret = "sk-test-SECRET-123"
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("500")
+        cfg = LLMConfig(base_url=srv.base_url, max_retries=0)
+        client = OpenAIClient(cfg, env={"ANCHORPATH_LLM_API_KEY": secret})
+        with pytest.raises(LLMError) as err:
+            client.complete(REQ)
+    assert srv.auth_headers[0] == f"Bearer {secret}"
+    assert secret not in str(err.value)
+    assert secret not in repr(client.__dict__.get("_config"))
+
+
+def test_bad_settings_are_one_line_errors() -> None:
+    with pytest.raises(ConfigError, match=r"llm\.structured"):
+        OpenAIClient(LLMConfig(structured="xml"), env={})
+    with pytest.raises(ConfigError, match=r"llm\.base_url"):
+        OpenAIClient(LLMConfig(base_url="localhost:8080"), env={})
+
+
+def test_unreachable_endpoint() -> None:
+    cfg = LLMConfig(base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2)
+    with pytest.raises(LLMError, match="cannot connect"):
+        OpenAIClient(cfg, env={}).complete(REQ)
+
+
+def test_helpers() -> None:
+    assert endpoint_host("http://user:pw@127.0.0.1:8080/v1") == "127.0.0.1:8080"
+    assert parse_json_answer('```json\n{"a": 1}\n```') == ({"a": 1}, None)
+    assert parse_json_answer("")[1] == "the answer was empty"
