@@ -14,7 +14,13 @@ from rich.table import Table
 
 from anchorpath._config import Settings, load_settings
 from anchorpath._errors import AnchorpathError
-from anchorpath.cli.options import config_option, executor_option, selectors_option, state_option
+from anchorpath.cli.options import (
+    config_option,
+    executor_option,
+    output_console,
+    selectors_option,
+    state_option,
+)
 from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.replay import ReplayOptions, ReplayResult, parse_time, replay_site
 
@@ -142,7 +148,7 @@ def replay_cmd(
       anchorpath replay mfds-dmf --since 2026-11-30 --into store
       anchorpath replay mfds-dmf --executor dask://10.0.0.5:8786
     """
-    console = Console(stderr=False)
+    console = output_console()
     try:
         settings: Settings = load_settings(config_file)
         spec = parse_executor(executor)

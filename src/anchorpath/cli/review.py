@@ -11,7 +11,7 @@ from typing import NoReturn
 import click
 
 from anchorpath._errors import AnchorpathError
-from anchorpath.cli.options import config_option, selectors_option, state_option
+from anchorpath.cli.options import config_option, selectors_option
 
 __all__ = ["COMMANDS", "check_cmd", "diff_cmd"]
 
@@ -46,7 +46,12 @@ def _dirs(
     "(under PATH..., default: the selectors directory).",
 )
 @selectors_option
-@state_option
+@click.option(
+    "--state",
+    "state_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also replay the latest run's archived pages (WARC) from this state directory.",
+)
 @config_option
 @click.option(
     "--format",
@@ -156,6 +161,7 @@ def diff_cmd(
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
+    help="text: one line per file, failures grouped by field; json for tools.",
 )
 def check_cmd(
     paths: tuple[Path, ...], selectors_dir: Path | None, config_file: Path | None, fmt: str

@@ -42,6 +42,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -206,6 +207,8 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
                 continue
             html = rendered.get(url, body)
             try:
+                # Listing records count as listed whatever ``via`` says; a detail page was
+                # reached by following a link.
                 ex = extract_page(
                     compiled,
                     url,
@@ -214,6 +217,7 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
                     headers,
                     html,
                     charset_of(headers.get("content-type")),
+                    via="follow",
                 )
             except OriginBlocked as exc:
                 out.append(ArchivedOut(url, status, etag, blocked=str(exc)))
@@ -340,9 +344,10 @@ def _segments(run: RunRow) -> list[str]:
 
 def _assemble(
     outs: Sequence[ArchivedOut],
-) -> tuple[list[ArchivedOut], dict[str, str], list[str]]:
+) -> tuple[list[ArchivedOut], dict[str, str], list[tuple[str, int]]]:
     """A run's pages from its archived responses: the last answer per URL at its first
-    position; redirects map targets back to the URL the crawl asked for; failed URLs."""
+    position; redirects map targets back to the URL the crawl asked for; failed URLs with
+    their status."""
     last: dict[str, ArchivedOut] = {}
     for o in outs:
         last[o.url] = o
@@ -360,7 +365,7 @@ def _assemble(
             seen.add(o.url)
             order.append(o.url)
     pages: list[ArchivedOut] = []
-    failed: list[str] = []
+    failed: list[tuple[str, int]] = []
     for url in order:
         o = last[url]
         if 300 <= o.status < 400 and o.status != 304:
@@ -368,7 +373,7 @@ def _assemble(
         if o.page is not None or o.status == 304 or o.blocked:
             pages.append(o)
         else:
-            failed.append(f"{url}: HTTP {o.status}" + (f" ({o.location})" if o.location else ""))
+            failed.append((url, o.status))
     return pages, asked, failed
 
 
@@ -395,6 +400,13 @@ class _Replayer:
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
         self.history: dict[str, list[ArchivedOut]] = {}
+
+    def _listing(self, url: str) -> bool:
+        """Whether ``url`` is a listing page (its page type has a record root)."""
+        for pt in self.sf.page_types.values():
+            if re.search(pt.match, url):
+                return bool(pt.record_root)
+        return False
 
     def extract(self, shards: list[Shard]) -> list[list[ArchivedOut]]:
         results: list[list[ArchivedOut] | None] = [None] * len(shards)
@@ -450,6 +462,10 @@ class _Replayer:
             original_events=self.store.events(run.id),
         )
         pages_out, asked, failed = _assemble(outs)
+        # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
+        # (a gone listing page is an error).
+        gone = [url for url, status in failed if status in (404, 410) and not self._listing(url)]
+        failed_lines = [f"{url}: HTTP {status}" for url, status in failed if url not in gone]
         records: list[dict[str, Any]] = []
         pages: list[dict[str, Any]] = []
         blocked: str | None = None
@@ -487,7 +503,9 @@ class _Replayer:
             rr.verdict, rr.reason = "blocked", blocked
         elif not pages:
             rr.verdict = "error"
-            rr.reason = "no archived page could be replayed" + (f": {failed[0]}" if failed else "")
+            rr.reason = "no archived page could be replayed" + (
+                f": {failed_lines[0]}" if failed_lines else ""
+            )
         elif rr.records == 0 and looks_empty(pages):
             rr.verdict = "empty-source"
             rr.reason = "the archived pages listed no records"
@@ -501,12 +519,12 @@ class _Replayer:
             bad=sorted(bad),
             crawl_complete=crawl_complete,
             stats=rr.stats,
+            gone=gone,
         )
         row = self._row(run, rr)
         if rr.verdict == "ok":
-            rr.events, rr.complete = commit_records(
-                target, row, records, rr._plan, page_rows(pages)
-            )
+            outcome = commit_records(target, row, records, rr._plan, page_rows(pages))
+            rr.events, rr.complete = outcome.events, outcome.complete
         else:
             target.commit_run(row)
         return rr
@@ -742,9 +760,8 @@ def _backfill(
                 accepted_at=at,
             )
             assert rr._plan is not None
-            rr.events, rr.complete = commit_records(
-                store, row, rr._records, rr._plan, page_rows(rr._pages)
-            )
+            outcome = commit_records(store, row, rr._records, rr._plan, page_rows(rr._pages))
+            rr.events, rr.complete = outcome.events, outcome.complete
     return len(todo)
 
 
