@@ -554,11 +554,14 @@ class Store:
         """The records of ``site`` as they were just before a run that started at ``at``
         (SCD Type 2: versions valid then), by key."""
         rows = self._query(
-            "SELECT id, key, values_json, content_hash FROM records WHERE site = ? "
-            "AND valid_from < ? AND (valid_to IS NULL OR valid_to >= ?) ORDER BY id",
+            "SELECT id, key, values_json, content_hash, source_url, listed FROM records "
+            "WHERE site = ? AND valid_from < ? AND (valid_to IS NULL OR valid_to >= ?) ORDER BY id",
             (site, at, at),
         )
-        return {k: StoredRecord(k, json.loads(v), h, i) for i, k, v, h in rows}
+        return {
+            k: StoredRecord(k, json.loads(v), h, i, src, bool(listed))
+            for i, k, v, h, src, listed in rows
+        }
 
     def seed_records(
         self, site: str, records: Mapping[str, StoredRecord], *, run_id: str, at: str
@@ -571,9 +574,18 @@ class Store:
                 values = dict(rec.values)
                 self._db.execute(
                     "INSERT INTO records (site, key, valid_from, valid_to, is_current, "
-                    "content_hash, values_json, selector_version, run_id) "
-                    "VALUES (?, ?, ?, NULL, 1, ?, ?, NULL, ?)",
-                    (site, key, at, content_hash(values), canonical_json(values), run_id),
+                    "content_hash, values_json, selector_version, run_id, source_url, listed) "
+                    "VALUES (?, ?, ?, NULL, 1, ?, ?, NULL, ?, ?, ?)",
+                    (
+                        site,
+                        key,
+                        at,
+                        content_hash(values),
+                        canonical_json(values),
+                        run_id,
+                        rec.source_url,
+                        int(rec.listed),
+                    ),
                 )
             self._end()
         except sqlite3.Error as exc:
