@@ -107,6 +107,8 @@ def diff_cmd(
     from anchorpath.review.sources import git_versions, latest_run_pages, load_version
 
     sel_dir, state = _dirs(selectors_dir, state_dir, config_file)
+    if state is not None and not state.is_dir():
+        _error(f"{state}: no such state directory")
     try:
         if git_ref is not None:
             paths = [Path(v) for v in versions] or [sel_dir]
@@ -204,9 +206,11 @@ def check_cmd(
         click.echo(f"FAIL {r.path}: {who}, {len(r.problems)} problem(s)")
         groups: dict[str, list[str]] = {}
         for p in r.problems:
-            where = f" {p.page}" if p.page else ""
-            rec = f" [{p.record}]" if p.record else ""
-            groups.setdefault(p.where, []).append(f"{where.strip()}{rec}: {p.message}".lstrip(": "))
+            if p.kind == "invalid":  # already FILE:/json/pointer: message
+                click.echo(f"  {p.message}")
+                continue
+            where = f"{p.page}{f' [{p.record}]' if p.record else ''}: " if p.page else ""
+            groups.setdefault(p.where, []).append(f"{where}{p.message}")
         for where, lines in groups.items():
             click.echo(f"  {where}: {len(lines)} failure(s)")
             for line in lines[:3]:
