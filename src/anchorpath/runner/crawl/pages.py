@@ -17,12 +17,14 @@ from typing import Any
 from anchorpath._config import FetchConfig
 from anchorpath._errors import OriginBlocked, RobotsDisallowed
 from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.http import charset_of
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem
+from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
@@ -100,6 +102,7 @@ class PageRecord:
     record_root_count: int | None
     anchors_present: dict[str, bool]
     source: str  # fetch | archive
+    charset_note: str | None = None  # the declared charset does not fit the bytes
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -223,6 +226,7 @@ class PageReader:
             charset,
             via=item.via,
             source=source,
+            charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
         )
         cp.records.extend(out.records)
         cp.pages.append(out.page)
