@@ -168,6 +168,7 @@ def extract_page(
         record_root_count=pr.record_root_count,
         anchors_present=dict(pr.anchors_present),
         source=source,
+        charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
     )
     return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
 
@@ -226,7 +227,6 @@ class PageReader:
             charset,
             via=item.via,
             source=source,
-            charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
         )
         cp.records.extend(out.records)
         cp.pages.append(out.page)
