@@ -16,7 +16,7 @@ import shutil
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import lxml.html
 from lxml import etree
@@ -170,17 +170,22 @@ def _shoot(
                     height = min(
                         MAX_HEIGHT, int(page.evaluate("document.documentElement.scrollHeight"))
                     )
-                    clip = {"x": 0, "y": 0, "width": WIDTH, "height": max(height, 200)}
+                    clip: dict[str, float] = {
+                        "x": 0,
+                        "y": 0,
+                        "width": WIDTH,
+                        "height": max(height, 200),
+                    }
                     if crop and marks and marks["n"]:
                         b = marks["area"]
-                        x0, y0 = 0, max(0, b["y0"] - 24)
+                        y0 = max(0, b["y0"] - 24)
                         clip = {
-                            "x": x0,
+                            "x": 0,
                             "y": y0,
-                            "width": min(WIDTH - x0, b["x1"] - x0 + 24),
+                            "width": min(WIDTH, b["x1"] + 24),
                             "height": min(MAX_HEIGHT, b["y1"] - y0 + 24),
                         }
-                    page.screenshot(path=str(out), clip=clip, full_page=True)
+                    page.screenshot(path=str(out), clip=cast(Any, clip), full_page=True)
                     page.close()
                 context.close()
             finally:
