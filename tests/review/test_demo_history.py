@@ -31,6 +31,7 @@ def demo_work() -> Iterator[Path]:
     work = Path(m.group(1))
     try:
         assert res.exit_code == 0, res.output[-2000:]
+        assert f"review it: anchorpath diff mfds-dmf@1 mfds-dmf@2 --selectors {work}" in res.output
         yield work
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from anchorpath._errors import AnchorpathError
+from anchorpath.cli.options import selectors_option
 
 __all__ = ["repair_cmd"]
 
@@ -22,18 +23,12 @@ __all__ = ["repair_cmd"]
     metavar="PATH",
     help="The drift run's bundle directory (or its bundle.json).",
 )
-@click.option(
-    "--selectors",
-    "selectors_dir",
-    default=None,
-    type=click.Path(file_okay=False),
-    metavar="DIR",
-    help="Selectors directory holding SITE.json (default: the one the drifted run used, "
-    "else the configured one).",
-)
+@selectors_option
 @click.option("--dry-run", is_flag=True, help="Print the repair and its check; write nothing.")
 @click.option("--yes", is_flag=True, help="Write the repaired file without asking.")
-def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool, yes: bool) -> None:
+def repair_cmd(
+    site: str, bundle: str, selectors_dir: Path | None, dry_run: bool, yes: bool
+) -> None:
     """Repair SITE's selector file from a drift alert's bundle, without an LLM.
 
     The flow: a daily `anchorpath run SITE` ends with exit 3 (drift) and writes
@@ -54,7 +49,8 @@ def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool,
          it could not reproduce, and writes nothing.
 
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
-    anchors) and saved to DIR/SITE.json: version bumped, the old version
+    anchors) and saved to DIR/SITE.json (DIR: --selectors, else the directory the
+    drifted run loaded the file from, else paths.selectors_dir): version bumped, the old version
     archived under DIR/.history/SITE/, provenance method "repair". Then re-run
     the site (`anchorpath run SITE`) to fetch and commit the quarantined day.
 

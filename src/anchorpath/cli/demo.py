@@ -123,6 +123,10 @@ def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundl
         f"[green]✓ adopted: the repaired file reproduces the last good records; saved as "
         f"version {result.saved.version} (version {result.old.version} archived)[/]"
     )
+    console.print(
+        f"[dim]review it: anchorpath diff mfds-dmf@{result.old.version} "
+        f"mfds-dmf@{result.saved.version} --selectors {selector.parent}[/]"
+    )
     outcome: dict[str, Any] = {}
 
     def check(day_from: int, day_to: int, run: Any) -> str | None:

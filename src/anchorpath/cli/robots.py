@@ -10,6 +10,7 @@ import click
 
 from anchorpath._config import FetchConfig, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath.cli.options import config_option
 from anchorpath.fetch.robots import Decision, RobotsFile, parse_robots, product_token
 
 __all__ = ["COMMANDS", "robots_group"]
@@ -79,14 +80,14 @@ def _warn(source: str, robots: RobotsFile) -> None:
     help="Product token to match (a full User-Agent string is cut to its token).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per URL.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
+@config_option
 @click.argument("urls", nargs=-1)
 def check(
     robots_file: Path | None,
     do_fetch: bool,
     user_agent: str,
     as_json: bool,
-    config_file: str | None,
+    config_file: Path | None,
     urls: tuple[str, ...],
 ) -> None:
     """Say for each URL whether robots.txt allows it, and which line decides.
@@ -122,18 +123,18 @@ def check(
             for url in targets:
                 _print(robots.decide(token, url), as_json)
             return
-        _check_fetched(settings.fetch, settings.paths.cache_dir, token, targets, as_json)
+        _check_fetched(settings.fetch, settings.paths.cache_path(), token, targets, as_json)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 def _check_fetched(
-    config: FetchConfig, cache_dir: str, token: str, urls: list[str], as_json: bool
+    config: FetchConfig, cache_dir: Path, token: str, urls: list[str], as_json: bool
 ) -> None:
     from anchorpath.fetch.polite import PoliteFetcher
 
     warned: set[int] = set()
-    with PoliteFetcher(config, cache_dir=cache_dir) as fetcher:
+    with PoliteFetcher(config, cache_dir=str(cache_dir)) as fetcher:
         for url in urls:
             robots = fetcher.robots_for(url)
             if robots is None:

@@ -96,7 +96,10 @@ class BrowserFetch:
             if ticket.waited:
                 self.counters.add("actual_wait", ticket.waited)
             check_address(
-                url, allow_private=self.config.allow_private_networks, resolver=self._resolver
+                url,
+                allow_private=self.config.allow_private_networks,
+                resolver=self._resolver,
+                allow_link_local=self.config.allow_link_local,
             )
             with self._slots:
                 started = self._clock()
@@ -167,8 +170,10 @@ class BrowserFetch:
         headers["content-type"] = "text/html; charset=utf-8"
         refusal = detect_refusal(requested, page.final_url, headers, body)
         if refusal is not None:
-            self.counters.add("captcha" if refusal == "captcha" else "login_wall")
-            raise self.origins.block(state, url, refusal, f"{url} looks like a {refusal} page")
+            self.counters.add(refusal.counter)
+            raise self.origins.block(
+                state, url, refusal.kind, f"{url} is a {refusal.kind} page ({refusal.evidence})"
+            )
         count_ok(self.counters, 1)
         return FetchResult(
             url=requested,

@@ -81,6 +81,7 @@ CounterName = Literal[
     "blocked_origin",
     "login_wall",
     "captcha",
+    "access_denied",
     "ok_first_try",
     "ok_after_retry",
     "failed",
@@ -114,6 +115,7 @@ class FetchCounters:
     blocked_origin: int = 0
     login_wall: int = 0
     captcha: int = 0
+    access_denied: int = 0
     ok_first_try: int = 0
     ok_after_retry: int = 0
     failed: int = 0

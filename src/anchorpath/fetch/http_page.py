@@ -219,9 +219,12 @@ class PageGetter:
         )
         refusal = detect_refusal(requested, url, raw.headers, body)
         if refusal is not None:
-            self.counters.add("captcha" if refusal == "captcha" else "login_wall")
+            self.counters.add(refusal.counter)
             raise self.origins.block(
-                state, url, refusal, f"{url} looks like a {refusal} page; origin stopped"
+                state,
+                url,
+                refusal.kind,
+                f"{url} is a {refusal.kind} page ({refusal.evidence}); origin stopped",
             )
         headers = {k: v for k, v in raw.headers.items() if k != "content-encoding"}
         etag = raw.headers.get("etag")

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "CATEGORIES",
+    "Category",
     "DiffReport",
     "FieldDiff",
     "FieldReplay",
@@ -28,6 +30,10 @@ __all__ = [
 
 #: How a file, page type or field changed between the old and the new version.
 Status = Literal["added", "removed", "changed", "unchanged"]
+
+#: What happened to a field's value on one record, old version vs new version.
+Category = Literal["changed", "appeared", "disappeared"]
+CATEGORIES: tuple[Category, ...] = ("changed", "appeared", "disappeared")
 
 #: What a single setting did: appeared, went away or took another value.
 ChangeKind = Literal["added", "removed", "changed"]
@@ -98,6 +104,12 @@ class FieldReplay:
     @property
     def differs(self) -> bool:
         return bool(self.changed.count or self.appeared.count or self.disappeared.count)
+
+    def delta(self, category: Category) -> ValueDelta:
+        """The :class:`ValueDelta` of one category."""
+        if category == "changed":
+            return self.changed
+        return self.appeared if category == "appeared" else self.disappeared
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -12,26 +12,33 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from rich.text import Text
 
 from anchorpath.review.model import (
+    CATEGORIES,
+    Category,
     DiffReport,
     FieldDiff,
     FileDiff,
     SettingChange,
-    ValueDelta,
 )
 
-__all__ = ["MD_LIMIT", "render_json", "render_markdown", "render_text", "summary_line"]
+__all__ = [
+    "MD_LIMIT",
+    "render_json",
+    "render_markdown",
+    "render_text",
+    "show",
+    "summary",
+]
 
 #: Default cap of the Markdown rendering, under GitHub's 65,536-character comment limit.
 MD_LIMIT = 60_000
 _VALUE_WIDTH = 80
-_CATEGORIES = ("changed", "appeared", "disappeared")
 
 
 def show(value: Any, width: int = _VALUE_WIDTH) -> str:
@@ -54,14 +61,8 @@ def _short_url(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def _totals(fd: FileDiff) -> dict[str, int]:
-    out = dict.fromkeys(_CATEGORIES, 0)
-    for f in fd.changed_fields:
-        if f.replay:
-            out["changed"] += f.replay.changed.count
-            out["appeared"] += f.replay.appeared.count
-            out["disappeared"] += f.replay.disappeared.count
-    return out
+def _total(fd: FileDiff, category: Category) -> int:
+    return sum(f.replay.delta(category).count for f in fd.changed_fields if f.replay)
 
 
 def _plural(n: int, word: str) -> str:
@@ -94,23 +95,21 @@ def _setting_count(fd: FileDiff) -> int:
     return len(fd.settings) + sum(len(p.changes) for p in fd.page_types)
 
 
-def summary_line(fd: FileDiff) -> str:
-    """One line: what changed in the file and what that does on the replayed pages."""
+def summary(fd: FileDiff) -> str:
+    """What changed in the file and what that does on the replayed pages (one line)."""
     if not fd.differs:
-        head = "no difference in what is collected"
+        out = "no difference in what is collected"
     else:
         bits = []
         if fd.changed_fields:
             bits.append(f"{_plural(len(fd.changed_fields), 'field')} changed")
         if _setting_count(fd):
             bits.append(f"{_plural(_setting_count(fd), 'setting')} changed")
-        head = ", ".join(bits) or "changed"
-    out = f"{fd.site} {_versions(fd)}: {head}"
+        out = ", ".join(bits) or "changed"
     if fd.sources:
-        t = _totals(fd)
         out += (
-            f"; replayed on {_sources(fd)}: {t['changed']} values changed, "
-            f"{t['appeared']} appeared, {t['disappeared']} disappeared"
+            f"; replayed on {_sources(fd)}: {_plural(_total(fd, 'changed'), 'value')} changed, "
+            f"{_total(fd, 'appeared')} appeared, {_total(fd, 'disappeared')} disappeared"
         )
         if _records(fd):
             out += f"; records {_records(fd)}"
@@ -157,7 +156,7 @@ def render_text(report: DiffReport) -> list[Text]:
                 (f"({fd.old.label if fd.old else '-'} → {fd.new.label if fd.new else '-'})", "dim"),
             )
         )
-        lines.append(Text("  " + summary_line(fd).split(": ", 1)[1]))
+        lines.append(Text("  " + summary(fd)))
         for c in fd.settings:
             lines.append(Text("  ~ " + _change_text(c), style="yellow"))
         for p in fd.page_types:
@@ -174,8 +173,8 @@ def render_text(report: DiffReport) -> list[Text]:
                 lines.append(Text("      " + _change_text(c)))
             if f.replay is None:
                 continue
-            for name in _CATEGORIES:
-                delta: ValueDelta = getattr(f.replay, name)
+            for name in CATEGORIES:
+                delta = f.replay.delta(name)
                 for ex in delta.examples:
                     lines.append(
                         Text.assemble(
@@ -206,9 +205,13 @@ def _md(value: str) -> str:
 
 
 def _code(value: Any) -> str:
+    """A setting's value in a table cell: in full (XPaths are what a reviewer reads), a list
+    one item per line."""
     if value is None:
         return "_(none)_"
-    text = value if isinstance(value, str) else show(value, 200)
+    if isinstance(value, list | tuple):
+        return "<br>".join(_code(v) for v in value) if value else "_(empty)_"
+    text = value if isinstance(value, str) else show(value, 2000)
     return f"<code>{_md(text)}</code>"
 
 
@@ -233,8 +236,8 @@ def _field_block(f: FieldDiff) -> str:
         lines += [f"| {_md(c.setting)} | {_code(c.old)} | {_code(c.new)} |" for c in f.changes]
         lines.append("")
     if f.replay is not None:
-        for name in _CATEGORIES:
-            delta: ValueDelta = getattr(f.replay, name)
+        for name in CATEGORIES:
+            delta = f.replay.delta(name)
             if not delta.count:
                 continue
             shown = len(delta.examples)
@@ -259,7 +262,7 @@ def _file_head(fd: FileDiff) -> str:
     old = f"`{fd.old.label}`" if fd.old else "(none)"
     new = f"`{fd.new.label}`" if fd.new else "(none)"
     lines = [f"#### `{fd.site}` {_versions(fd)}", "", f"{old} → {new}", ""]
-    lines += [f"**{_md(summary_line(fd).split(': ', 1)[1])}**", ""]
+    lines += [f"**{_md(summary(fd))}**", ""]
     rows = [("crawl", c) for c in fd.settings]
     rows += [(f"page type {p.name}", c) for p in fd.page_types for c in p.changes]
     rows += [
@@ -323,8 +326,3 @@ def render_markdown(report: DiffReport, *, max_chars: int = MD_LIMIT) -> str:
 
 def render_json(report: DiffReport) -> str:
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
-
-
-def iter_lines(lines: Iterable[Text]) -> Iterable[str]:
-    """Plain strings of rendered text lines (for logs and tests)."""
-    return (line.plain for line in lines)

@@ -18,13 +18,21 @@ from typing import Any
 
 from anchorpath._errors import AnchorpathError
 from anchorpath.review.model import (
+    CATEGORIES,
+    Category,
     FieldReplay,
     RecordCount,
     ReplayKind,
     ValueDelta,
     ValueExample,
 )
-from anchorpath.selectors.evaluate import Record, extract
+from anchorpath.selectors.evaluate import (
+    Record,
+    compile_selectors,
+    evaluate_page,
+    extract,
+    parse_html,
+)
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = ["EXAMPLES", "Page", "Replay", "extract_quietly", "replay"]
@@ -45,30 +53,26 @@ class Page:
 
 @dataclass
 class _Tally:
+    """Counts and first examples of one field while the pages are replayed."""
+
     compared: int = 0
     unchanged: int = 0
-    buckets: dict[str, list[ValueExample]] = field(
-        default_factory=lambda: {"changed": [], "appeared": [], "disappeared": []}
-    )
-    counts: dict[str, int] = field(
-        default_factory=lambda: {"changed": 0, "appeared": 0, "disappeared": 0}
+    counts: dict[Category, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    examples: dict[Category, list[ValueExample]] = field(
+        default_factory=lambda: {c: [] for c in CATEGORIES}
     )
 
-    def add(self, bucket: str, example: ValueExample) -> None:
-        self.counts[bucket] += 1
-        if len(self.buckets[bucket]) < EXAMPLES:
-            self.buckets[bucket].append(example)
+    def add(self, category: Category, example: ValueExample) -> None:
+        self.counts[category] += 1
+        if len(self.examples[category]) < EXAMPLES:
+            self.examples[category].append(example)
 
     def result(self) -> FieldReplay:
-        def delta(name: str) -> ValueDelta:
-            return ValueDelta(self.counts[name], tuple(self.buckets[name]))
+        def delta(c: Category) -> ValueDelta:
+            return ValueDelta(self.counts[c], tuple(self.examples[c]))
 
         return FieldReplay(
-            self.compared,
-            self.unchanged,
-            delta("changed"),
-            delta("appeared"),
-            delta("disappeared"),
+            self.compared, self.unchanged, delta("changed"), delta("appeared"), delta("disappeared")
         )
 
 
@@ -88,6 +92,12 @@ def extract_quietly(sf: SelectorFile, page: Page) -> list[Record]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return extract(sf, page.body, page.url)
+
+
+def _evaluate(sf: SelectorFile, doc: Any, url: str) -> list[Record]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(evaluate_page(compile_selectors(sf), doc, url, anchors=False).records)
 
 
 def _empty(v: Any) -> bool:
@@ -162,13 +172,18 @@ def replay(old: SelectorFile | None, new: SelectorFile | None, pages: Sequence[P
     counts: dict[str, list[int]] = {}
     problems: list[str] = []
     for page in pages:
+        try:
+            doc = parse_html(page.body, plain=True)  # once, for both versions
+        except AnchorpathError as exc:
+            problems.append(f"{page.source}: {page.url}: {exc}")
+            continue
         sides: list[list[Record]] = []
         for sf, label in ((old, "old"), (new, "new")):
             if sf is None:
                 sides.append([])
                 continue
             try:
-                sides.append(extract_quietly(sf, page))
+                sides.append(_evaluate(sf, doc, page.url))
             except AnchorpathError as exc:
                 problems.append(f"{page.source}: the {label} version cannot evaluate it: {exc}")
                 sides.append([])

@@ -19,6 +19,7 @@ from anchorpath._errors import OriginBlocked, RobotsDisallowed
 from anchorpath.fetch.events import FetchEvent
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
+from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem
@@ -67,19 +68,19 @@ def unreachable(exc: Exception) -> bool:
     return isinstance(exc, RobotsDisallowed) and exc.reason == "unavailable"
 
 
-def login_wall(doc: Any, page: PageResult) -> bool:
-    """A page that yields nothing but holds a password field is a login wall.
+def login_wall(doc: Any, page: PageResult) -> Wall | None:
+    """The wall a page that yielded no values is (see :mod:`anchorpath.fetch.walls`), or None.
 
-    The fetcher catches the common wall patterns; this second check runs after extraction, so
-    it also sees walls in any language or encoding. Pages with records are never called walls
-    (many sites show a login box beside their content).
+    The fetcher already stops at certain walls; this second look runs after extraction with the
+    page's own evidence: pages with values are never walls (many sites show a login box beside
+    their content), and a page without values is a wall only when its form or challenge is the
+    main content. Anything else — a redesign, a header login box over a moved headline — is
+    left to the drift gate: ``drift``, never ``blocked``.
     """
     filled = any(any(v not in (None, "", []) for v in r.values.values()) for r in page.records)
     if filled:
-        return False
-    return bool(
-        doc.xpath("boolean(//input[translate(@type, 'PASSWORD', 'password') = 'password'])")
-    )
+        return None
+    return find_wall(doc)
 
 
 @dataclass
@@ -149,17 +150,19 @@ class PageReader:
         lower = {k.lower(): v for k, v in dict(headers).items()}
         doc = parse_html(body, charset, plain=True)
         pr = evaluate_page(self.compiled, doc, final_url or item.url)
-        if login_wall(doc, pr):
+        wall = login_wall(doc, pr)
+        if wall is not None:
             raise OriginBlocked(
-                f"{item.url}: login wall (a password form where the page's records should be)",
+                f"{item.url}: {wall.kind} ({wall.evidence}) where the page's records should be",
                 url=item.url,
-                reason="login-wall",
+                reason=wall.kind,
             )
         for rec in pr.records:
             cp.records.append(
                 {
                     "page_type": rec.page_type,
                     "url": rec.url,
+                    "via": item.via,
                     "values": dict(rec.values),
                     "problems": list(rec.problems),
                 }
