@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -275,8 +276,12 @@ class _Run:
             verdict, result.reason = "error", fatal
         elif not cp.pages:
             verdict = "error"
-            result.reason = "no page could be fetched" + (
-                f": {result.errors[0]}" if result.errors else ""
+            first = result.errors[0] if result.errors else ""
+            cause = re.search(r"cannot connect to \S+ \([^)]*\)", first)
+            result.reason = (
+                f"{cause.group(0)}: no page could be fetched (first: {first.split(': ')[0]})"
+                if cause
+                else "no page could be fetched" + (f": {first}" if first else "")
             )
         elif result.records == 0 and looks_empty(cp.pages):
             verdict = "empty-source"
@@ -286,6 +291,15 @@ class _Run:
                 stats, history, invalid_emitted, result.records, sf
             )
         result.drift = drift_obj.to_dict() if drift_obj is not None else None
+        result.charset = [
+            f"{p['url']}: {p['charset_note']}" for p in cp.pages if p.get("charset_note")
+        ]
+        if result.charset and verdict in ("drift", "error"):
+            # Name the cause: garbled values fail their schema because of the page's encoding.
+            n = len(result.charset)
+            result.reason = (
+                f"charset mismatch on {n} page(s) ({result.charset[0]}); " + (result.reason or "")
+            ).rstrip("; ")
         # How much of the site this run saw (reported for every verdict; withdrawals also need
         # every emitted record to be identifiable, checked below).
         crawl_complete = self.frontier.complete(state) and not result.errors
