@@ -49,9 +49,9 @@ from anchorpath.authoring.llm import CachedClient, Ledger, author_with_llm  # no
 from anchorpath.authoring.llm.openai_client import OpenAIClient  # noqa: E402
 from anchorpath.authoring.llm.propose import _value_request  # noqa: E402
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel  # noqa: E402
-from anchorpath.authoring.prune import estimate_tokens  # noqa: E402
 from anchorpath.authoring.reports import FieldRequest  # noqa: E402
 from anchorpath.authoring.seeds import seed_from_html  # noqa: E402
+from anchorpath.prune import estimate_tokens  # noqa: E402
 from anchorpath.selectors.load import dump_selector_file  # noqa: E402
 
 HEADING = "## LLM-assisted authoring on SWDE (field names only)"
