@@ -29,9 +29,11 @@ from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
+    "ExtractedPage",
     "PageReader",
     "PageRecord",
     "default_fetcher",
+    "extract_page",
     "login_wall",
     "site_config",
     "unreachable",
@@ -106,6 +108,71 @@ class PageRecord:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class ExtractedPage:
+    """One page's contribution to a run: its :class:`PageRecord` (as a dict, as the checkpoint
+    keeps it), its records, and where the crawl goes next."""
+
+    page: dict[str, Any]
+    records: list[dict[str, Any]]
+    next_url: str | None
+    links: tuple[str, ...]
+
+
+def extract_page(
+    compiled: Any,
+    url: str,
+    final_url: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    charset: str | None,
+    *,
+    via: str,
+    source: str = "archive",
+) -> ExtractedPage:
+    """Parse and extract one page (no I/O): shared by live runs, resumes and ``replay``.
+    ``via`` is how the crawl reached the page (``start``, ``next``, ``follow``, ``url``).
+
+    Raises ``OriginBlocked`` for a login wall.
+    """
+    lower = {k.lower(): v for k, v in dict(headers).items()}
+    doc = parse_html(body, charset, plain=True)
+    pr = evaluate_page(compiled, doc, final_url or url)
+    wall = login_wall(doc, pr)
+    if wall is not None:
+        raise OriginBlocked(
+            f"{url}: {wall.kind} ({wall.evidence}) where the page's records should be",
+            url=url,
+            reason=wall.kind,
+        )
+    records = [
+        {
+            "page_type": rec.page_type,
+            "url": rec.url,
+            "via": via,
+            "values": dict(rec.values),
+            "problems": list(rec.problems),
+        }
+        for rec in pr.records
+    ]
+    page = PageRecord(
+        url=url,
+        final_url=final_url,
+        status=status,
+        etag=lower.get("etag"),
+        last_modified=lower.get("last-modified"),
+        sha256=hashlib.sha256(body).hexdigest(),
+        page_type=pr.page_type,
+        records=len(pr.records),
+        record_root_count=pr.record_root_count,
+        anchors_present=dict(pr.anchors_present),
+        source=source,
+        charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
+    )
+    return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
+
+
 class PageReader:
     """Reads a run's pages: replays archived ones, fetches the rest with a fetcher made by
     ``make_fetcher`` on first use (``fetcher`` is None until then)."""
@@ -150,39 +217,17 @@ class PageReader:
             body, headers, final_url, status = res.body, res.headers, res.final_url, res.status
             charset = res.charset
             source = "fetch"
-        lower = {k.lower(): v for k, v in dict(headers).items()}
-        doc = parse_html(body, charset, plain=True)
-        pr = evaluate_page(self.compiled, doc, final_url or item.url)
-        wall = login_wall(doc, pr)
-        if wall is not None:
-            raise OriginBlocked(
-                f"{item.url}: {wall.kind} ({wall.evidence}) where the page's records should be",
-                url=item.url,
-                reason=wall.kind,
-            )
-        for rec in pr.records:
-            cp.records.append(
-                {
-                    "page_type": rec.page_type,
-                    "url": rec.url,
-                    "via": item.via,
-                    "values": dict(rec.values),
-                    "problems": list(rec.problems),
-                }
-            )
-        page = PageRecord(
-            url=item.url,
-            final_url=final_url,
-            status=status,
-            etag=lower.get("etag"),
-            last_modified=lower.get("last-modified"),
-            sha256=hashlib.sha256(body).hexdigest(),
-            page_type=pr.page_type,
-            records=len(pr.records),
-            record_root_count=pr.record_root_count,
-            anchors_present=dict(pr.anchors_present),
+        out = extract_page(
+            self.compiled,
+            item.url,
+            final_url,
+            status,
+            headers,
+            body,
+            charset,
+            via=item.via,
             source=source,
-            charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
         )
-        cp.pages.append(page.to_dict())
-        return pr.next_url, pr.links
+        cp.records.extend(out.records)
+        cp.pages.append(out.page)
+        return out.next_url, out.links

@@ -38,6 +38,7 @@ from anchorpath.runner.store.database import (
 __all__ = [
     "ACCEPT_PLAN",
     "COMMITTED",
+    "REPLAYED",
     "CommitOutcome",
     "CommitPlan",
     "Merged",
@@ -47,8 +48,11 @@ __all__ = [
     "record_key",
 ]
 
+#: Verdict of a run committed later by ``anchorpath replay --into store`` (its archived pages
+#: re-read with a newer selector version).
+REPLAYED = "replayed"
 #: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
-COMMITTED = ("ok", "accepted")
+COMMITTED = ("ok", "accepted", REPLAYED)
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
 ACCEPT_PLAN = "accept.json"
 
