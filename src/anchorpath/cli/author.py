@@ -369,8 +369,9 @@ def new_site(
     if key_changed and existing is not None:
         click.echo(
             f"key change: {', '.join(existing.key)} -> {', '.join(sf.key)}. Every stored record "
-            "of this site was identified by the old key: the next run withdraws all of them and "
-            "issues every record again as new under the new key.",
+            "of this site was identified by the old key: all records are re-issued — the next "
+            "run issues every record again as new under the new key, and the records stored "
+            "under the old key are withdrawn (once a complete crawl no longer finds them).",
             err=True,
         )
     if rendered:
