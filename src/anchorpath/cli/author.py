@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from dataclasses import replace
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import terminal_safe
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -470,7 +470,10 @@ def _print_result(
     sf: Any, result: Any, key_why: str, decisions: tuple[str, ...], pages: list[Any]
 ) -> None:
     pt = result.page_type
-    echo = functools.partial(click.echo, err=True)
+
+    def echo(text: str) -> None:  # seeds, XPaths and values come from pages
+        click.echo(terminal_safe(text), err=True)
+
     echo(
         f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
         f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
@@ -549,7 +552,10 @@ def _author_llm(
         )
     finally:
         client.close()
-    echo = functools.partial(click.echo, err=True)
+
+    def echo(text: str) -> None:  # seeds, XPaths and values come from pages
+        click.echo(terminal_safe(text), err=True)
+
     props = out.proposals
     for sp in props.pages:
         echo(
