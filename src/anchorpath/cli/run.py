@@ -30,11 +30,12 @@ from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.verdict import Verdict
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
 
-_VERDICT_STYLE = {
+_VERDICT_STYLE: dict[Verdict, str] = {
     "ok": "bold green",
     "accepted": "bold cyan",
     "empty-source": "bold yellow",

@@ -27,12 +27,12 @@ from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.run_types import EXIT_OK, RunResult, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
-    COMMITTED,
     CommitPlan,
     commit_records,
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, RunRow, Store
+from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["AcceptRefused", "accept_run", "default_acceptor"]

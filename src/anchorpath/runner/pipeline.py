@@ -72,14 +72,14 @@ from anchorpath.runner.crawl.pages import (
     site_config,
     unreachable,
 )
+from anchorpath.runner.decide import Decision, decide
 from anchorpath.runner.drift.gate import (
     baseline,
-    gate,
-    looks_empty,
     page_result,
     run_stats,
     validate_records,
 )
+from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.report.summary import (
@@ -247,41 +247,53 @@ class _Run:
         blocked: str | None,
         fatal: str | None = None,
     ) -> None:
+        """Gather what the verdict depends on, :func:`decide` it, then :meth:`_finish`."""
         sf, emit, records = self.sf, self.emit, cp.records
-        page_results = [page_result(p) for p in cp.pages]
         result.records = sum(1 for r in records if r["page_type"] in emit)
-
         invalid, bad = validate_records(self.validator, records)
         invalid_emitted = [r for r in invalid if r["page_type"] in emit]
         result.invalid = len(invalid_emitted)
-
-        stats = run_stats(sf, records, page_results)
-        stats_dict = stats.to_dict() if stats is not None else None
+        stats = run_stats(sf, records, [page_result(p) for p in cp.pages])
         history = baseline(self.store, sf, self.sf_path)
-        drift_obj: Any = None
-        verdict: str
-        if blocked:
-            verdict, result.reason = "blocked", blocked
-        elif fatal:
-            verdict, result.reason = "error", fatal
-        elif not cp.pages:
-            verdict = "error"
-            result.reason = "no page could be fetched" + (
-                f": {result.errors[0]}" if result.errors else ""
-            )
-        elif result.records == 0 and looks_empty(cp.pages):
-            verdict = "empty-source"
-            result.reason = "the site answered with its usual pages but listed no records"
-        else:
-            drift_obj, verdict, result.reason = gate(
-                stats, history, invalid_emitted, result.records, sf
-            )
-        result.drift = drift_obj.to_dict() if drift_obj is not None else None
+        decision = decide(
+            blocked=blocked,
+            fatal=fatal,
+            pages=cp.pages,
+            errors=result.errors,
+            records=result.records,
+            stats=stats,
+            history=history,
+            invalid_emitted=invalid_emitted,
+            sf=sf,
+        )
         # How much of the site this run saw (reported for every verdict; withdrawals also need
-        # every emitted record to be identifiable, checked below).
+        # every emitted record to be identifiable, checked when committing).
         crawl_complete = self.frontier.complete(state) and not result.errors
         result.complete = crawl_complete and not blocked
+        plan = CommitPlan(
+            key_fields=list(sf.key),
+            emit=sorted(emit),
+            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
+            bad=sorted(bad),
+            crawl_complete=crawl_complete,
+            stats=stats.to_dict(),
+        )
+        self._finish(cp, result, decision, plan, invalid, history)
 
+    def _finish(
+        self,
+        cp: Checkpoint,
+        result: RunResult,
+        decision: Decision,
+        plan: CommitPlan,
+        invalid: list[dict[str, Any]],
+        history: list[RunStats],
+    ) -> None:
+        """Act on the decision: commit (``ok``) or record the run and keep its records in
+        quarantine, write the alert bundle for drift, then the change rate and the reports."""
+        sf, verdict = self.sf, decision.verdict
+        result.verdict, result.reason = verdict, decision.reason
+        result.drift = decision.drift.to_dict() if decision.drift is not None else None
         finished = now()
         run_row = RunRow(
             id=cp.run_id,
@@ -297,18 +309,10 @@ class _Run:
             error=result.reason if verdict != "ok" else None,
         )
         quarantine: Path | None = None
-        plan = CommitPlan(
-            key_fields=list(sf.key),
-            emit=sorted(emit),
-            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
-            bad=sorted(bad),
-            crawl_complete=crawl_complete,
-            stats=stats_dict,
-        )
         if verdict == "ok":
             self.progress("phase", {"name": "committing"})
             result.events, result.complete = commit_records(
-                self.store, run_row, records, plan, page_rows(cp.pages)
+                self.store, run_row, cp.records, plan, page_rows(cp.pages)
             )
         else:
             if verdict in ("drift", "blocked"):
@@ -320,13 +324,11 @@ class _Run:
                     json.dumps(plan.to_dict(), ensure_ascii=False), encoding="utf-8"
                 )
             self.store.commit_run(run_row)
-        result.verdict = verdict
         result.exit_code = EXIT_BY_VERDICT.get(verdict, EXIT_ERROR)
         result.change_rate = change_rate(self.store, sf.site.id)
-
-        if verdict == "drift" and drift_obj is not None:
+        if verdict == "drift" and decision.drift is not None:
             result.bundle = write_bundle(
-                self.store, sf.site.id, self.sf_path, self.compiled, cp, result, drift_obj
+                self.store, sf.site.id, self.sf_path, self.compiled, cp, result, decision.drift
             )
         write_report(
             self.options.state_dir,
@@ -334,7 +336,7 @@ class _Run:
             self.sf_path,
             cp,
             result,
-            stats_dict,
+            plan.stats,
             history,
             quarantine,
             finished,

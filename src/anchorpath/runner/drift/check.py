@@ -139,6 +139,7 @@ from anchorpath.runner.drift.stats import (
     field_stats,
     merge_stats,
 )
+from anchorpath.runner.verdict import DriftVerdict
 from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = [
@@ -180,7 +181,7 @@ class DriftResult:
     evidence (record roots, unmatched pages).
     """
 
-    verdict: str  # "ok" | "drift"
+    verdict: DriftVerdict
     score: float
     fields: dict[str, list[str]] = field(default_factory=dict)
     field_scores: dict[str, float] = field(default_factory=dict)
@@ -204,7 +205,7 @@ class DriftResult:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> DriftResult:
         return cls(
-            verdict=d["verdict"],
+            verdict="drift" if d.get("verdict") == "drift" else "ok",
             score=d.get("score", 0.0),
             fields={k: list(v) for k, v in d.get("fields", {}).items()},
             field_scores=dict(d.get("field_scores", {})),

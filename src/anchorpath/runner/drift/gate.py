@@ -11,15 +11,15 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from anchorpath.runner.drift.check import DriftResult, check_drift, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
-from anchorpath.runner.store.commit import COMMITTED
 from anchorpath.runner.store.database import Store
+from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import SelectorFile
 
@@ -126,7 +126,7 @@ def gate(
     invalid_emitted: list[dict[str, Any]],
     records: int,
     sf: SelectorFile,
-) -> tuple[DriftResult, str, str | None]:
+) -> tuple[DriftResult, DriftVerdict, str | None]:
     """The gate's decision on a run that listed records (or looked broken), given the
     baseline ``history``: the drift result, ``ok`` or ``drift``, and for drift the one-line
     reason."""
@@ -141,7 +141,7 @@ def gate(
     return drift_obj, "drift", reason
 
 
-def looks_empty(pages: list[dict[str, Any]]) -> bool:
+def looks_empty(pages: Sequence[Mapping[str, Any]]) -> bool:
     """No records, yet every page matched a page type and showed all its anchor labels:
     the site is empty, the selectors are not broken. Without anchors to check, an empty
     result is left to the drift gate (which will call a collapsed record root drift)."""

@@ -19,8 +19,8 @@ from anchorpath.runner.report.alert import write_alert_bundle
 from anchorpath.runner.report.changerate import assess
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import RunResult, warc_segments
-from anchorpath.runner.store.commit import COMMITTED
 from anchorpath.runner.store.database import DB_NAME, Store
+from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.evaluate import evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 

@@ -33,7 +33,6 @@ from anchorpath.runner.store.database import (
 
 __all__ = [
     "ACCEPT_PLAN",
-    "COMMITTED",
     "CommitPlan",
     "commit_records",
     "merge_records",
@@ -42,7 +41,6 @@ __all__ = [
 ]
 
 #: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
-COMMITTED = ("ok", "accepted")
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
 ACCEPT_PLAN = "accept.json"
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from anchorpath._errors import StoreError
 from anchorpath.runner.store.simhash import is_long_text, near_duplicate
+from anchorpath.runner.verdict import Verdict, parse_verdict
 
 __all__ = [
     "DB_NAME",
@@ -199,7 +200,7 @@ class RunRow:
     site: str
     started_at: str
     finished_at: str | None
-    verdict: str
+    verdict: Verdict
     selector_version: int | None = None
     warc_path: str | None = None
     run_dir: str | None = None
@@ -284,7 +285,7 @@ class Store:
         return {k: StoredRecord(k, json.loads(v), h, i) for i, k, v, h in rows}
 
     def runs(
-        self, site: str, *, verdicts: Iterable[str] | None = None, limit: int | None = None
+        self, site: str, *, verdicts: Iterable[Verdict] | None = None, limit: int | None = None
     ) -> list[RunRow]:
         """Runs of ``site``, newest first (optionally only some verdicts)."""
         sql = (
@@ -309,7 +310,7 @@ class Store:
                     r[1],
                     r[2],
                     r[3],
-                    r[4],
+                    parse_verdict(r[4], f"{self.path}: run {r[0]}"),
                     r[5],
                     r[6],
                     r[7],

@@ -1,0 +1,56 @@
+"""The verdict of one run, decided from what the run saw. Pure: the pipeline gathers the
+inputs (pages, validation, statistics, the baseline) and acts on the :class:`Decision`
+afterwards (commit, quarantine, alert, report)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from anchorpath.runner.drift.check import DriftResult
+from anchorpath.runner.drift.gate import gate, looks_empty
+from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.verdict import Verdict
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = ["Decision", "decide"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A run's verdict, the one-line reason for any verdict but ``ok``, and the drift gate's
+    result when the gate ran."""
+
+    verdict: Verdict
+    reason: str | None = None
+    drift: DriftResult | None = None
+
+
+def decide(
+    *,
+    blocked: str | None,
+    fatal: str | None,
+    pages: Sequence[Mapping[str, Any]],
+    errors: Sequence[str],
+    records: int,
+    stats: RunStats,
+    history: list[RunStats],
+    invalid_emitted: list[dict[str, Any]],
+    sf: SelectorFile,
+) -> Decision:
+    """In order: a refusal (``blocked``), a selector file at fault (``fatal``, an ``error``),
+    no page at all (``error``), a site that listed nothing but looked as usual
+    (``empty-source``); otherwise the drift gate's ``ok`` or ``drift``."""
+    if blocked:
+        return Decision("blocked", blocked)
+    if fatal:
+        return Decision("error", fatal)
+    if not pages:
+        return Decision("error", "no page could be fetched" + (f": {errors[0]}" if errors else ""))
+    if records == 0 and looks_empty(pages):
+        return Decision(
+            "empty-source", "the site answered with its usual pages but listed no records"
+        )
+    drift, verdict, reason = gate(stats, history, invalid_emitted, records, sf)
+    return Decision(verdict, reason, drift)
