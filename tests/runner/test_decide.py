@@ -3,8 +3,10 @@ decided."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from anchorpath.runner.checkpoint import PageEntry
 from anchorpath.runner.decide import decide
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.selectors.load import parse_selector_data
@@ -32,12 +34,14 @@ SF = parse_selector_data(
     },
     "s.json",
 )
-PAGE = {
-    "url": "https://s.example/list",
-    "page_type": "list",
-    "record_root_count": 0,
-    "anchors_present": {"t": True},
-}
+PAGE = PageEntry.from_dict(
+    {
+        "url": "https://s.example/list",
+        "page_type": "list",
+        "record_root_count": 0,
+        "anchors_present": {"t": True},
+    }
+)
 
 
 def _decide(**kw: Any) -> Any:
@@ -67,5 +71,5 @@ def test_rules_in_order() -> None:
 
 
 def test_the_gate_decides_the_rest() -> None:
-    broken = _decide(pages=[{**PAGE, "anchors_present": {"t": False}}])
+    broken = _decide(pages=[replace(PAGE, anchors_present={"t": False})])
     assert broken.drift is not None and broken.verdict == broken.drift.verdict

@@ -4,10 +4,10 @@ afterwards (commit, quarantine, alert, report)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from anchorpath.runner.checkpoint import InvalidRecord, PageEntry
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.drift.gate import gate, looks_empty
 from anchorpath.runner.drift.stats import RunStats
@@ -31,12 +31,12 @@ def decide(
     *,
     blocked: str | None,
     fatal: str | None,
-    pages: Sequence[Mapping[str, Any]],
+    pages: Sequence[PageEntry],
     errors: Sequence[str],
     records: int,
     stats: RunStats,
     history: list[RunStats],
-    invalid_emitted: list[dict[str, Any]],
+    invalid_emitted: Sequence[InvalidRecord],
     sf: SelectorFile,
 ) -> Decision:
     """In order: a refusal (``blocked``), a selector file at fault (``fatal``, an ``error``),

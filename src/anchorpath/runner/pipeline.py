@@ -61,6 +61,7 @@ from anchorpath._errors import (
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.checkpoint import (
     Checkpoint,
+    InvalidRecord,
     archived_pages,
     remove_checkpoint,
     save_checkpoint,
@@ -220,7 +221,7 @@ class _Run:
                         "url": item.url,
                         "done": len(state.done),
                         "queued": len(state.frontier),
-                        "records": sum(1 for r in cp.records if r["page_type"] in self.emit),
+                        "records": sum(1 for r in cp.records if r.page_type in self.emit),
                         "errors": len(fetch_errors),
                     },
                 )
@@ -229,7 +230,7 @@ class _Run:
                 result.fetch_counters = reader.fetcher.counters.as_dict()
                 reader.fetcher.close()
         result.pages = len(cp.pages)
-        result.replayed = sum(1 for p in cp.pages if p["source"] == "archive")
+        result.replayed = sum(1 for p in cp.pages if p.source == "archive")
         result.errors = fetch_errors
         cp.crawl = state.to_dict()
         self.progress("phase", {"name": "checking"})
@@ -249,9 +250,9 @@ class _Run:
     ) -> None:
         """Gather what the verdict depends on, :func:`decide` it, then :meth:`_finish`."""
         sf, emit, records = self.sf, self.emit, cp.records
-        result.records = sum(1 for r in records if r["page_type"] in emit)
+        result.records = sum(1 for r in records if r.page_type in emit)
         invalid, bad = validate_records(self.validator, records)
-        invalid_emitted = [r for r in invalid if r["page_type"] in emit]
+        invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
         stats = run_stats(sf, records, [page_result(p) for p in cp.pages])
         history = baseline(self.store, sf, self.sf_path)
@@ -286,7 +287,7 @@ class _Run:
         result: RunResult,
         decision: Decision,
         plan: CommitPlan,
-        invalid: list[dict[str, Any]],
+        invalid: list[InvalidRecord],
         history: list[RunStats],
     ) -> None:
         """Act on the decision: commit (``ok``) or record the run and keep its records in

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +21,13 @@ from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
-from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
+from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
     "PageReader",
-    "PageRecord",
     "default_fetcher",
     "login_wall",
     "site_config",
@@ -81,26 +80,6 @@ def login_wall(doc: Any, page: PageResult) -> Wall | None:
     if filled:
         return None
     return find_wall(doc)
-
-
-@dataclass
-class PageRecord:
-    """What one page contributed (kept in the checkpoint)."""
-
-    url: str
-    final_url: str
-    status: int
-    etag: str | None
-    last_modified: str | None
-    sha256: str
-    page_type: str | None
-    records: int
-    record_root_count: int | None
-    anchors_present: dict[str, bool]
-    source: str  # fetch | archive
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 class PageReader:
@@ -159,14 +138,9 @@ class PageReader:
             )
         for rec in pr.records:
             cp.records.append(
-                {
-                    "page_type": rec.page_type,
-                    "url": rec.url,
-                    "values": dict(rec.values),
-                    "problems": list(rec.problems),
-                }
+                RecordEntry(rec.page_type, rec.url, dict(rec.values), tuple(rec.problems))
             )
-        page = PageRecord(
+        page = PageEntry(
             url=item.url,
             final_url=final_url,
             status=status,
@@ -179,5 +153,5 @@ class PageReader:
             anchors_present=dict(pr.anchors_present),
             source=source,
         )
-        cp.pages.append(page.to_dict())
+        cp.pages.append(page)
         return pr.next_url, pr.links

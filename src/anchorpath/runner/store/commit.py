@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.store.database import (
     Event,
     PageRow,
@@ -89,7 +90,7 @@ def record_key(values: Mapping[str, Any], key_fields: Sequence[str]) -> str | No
 
 
 def merge_records(
-    records: Sequence[Mapping[str, Any]], plan: CommitPlan
+    records: Sequence[RecordEntry], plan: CommitPlan
 ) -> tuple[dict[str, dict[str, Any]], set[str], int]:
     """Valid emitted records merged by key; keys of invalid ones; unidentifiable count."""
     bad = set(plan.bad)
@@ -97,14 +98,14 @@ def merge_records(
     unidentified = 0
     # List rows (record_root) first, so that detail pages override them; stable otherwise.
     ordered = sorted(
-        (i for i, r in enumerate(records) if r["page_type"] in plan.emit),
-        key=lambda i: 0 if records[i]["page_type"] in listing else 1,
+        (i for i, r in enumerate(records) if r.page_type in plan.emit),
+        key=lambda i: 0 if records[i].page_type in listing else 1,
     )
     seen: dict[str, dict[str, Any]] = {}
     invalid_keys: set[str] = set()
     for i in ordered:
         r = records[i]
-        key = record_key(r["values"], plan.key_fields)
+        key = record_key(r.values, plan.key_fields)
         if key is None:
             unidentified += 1
             continue
@@ -112,7 +113,7 @@ def merge_records(
             invalid_keys.add(key)
             continue
         merged = seen.setdefault(key, {})
-        for name, value in r["values"].items():
+        for name, value in r.values.items():
             if value not in (None, "", []) or name not in merged:
                 merged[name] = value
     # A key with one bad source (say, its detail page broke) is not trusted this run.
@@ -124,7 +125,7 @@ def merge_records(
 def commit_records(
     store: Store,
     run_row: RunRow,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[RecordEntry],
     plan: CommitPlan,
     pages: Sequence[PageRow],
 ) -> tuple[list[Event], bool]:
@@ -158,18 +159,18 @@ def commit_records(
     return events, complete
 
 
-def page_rows(pages: Sequence[Mapping[str, Any]]) -> list[PageRow]:
+def page_rows(pages: Sequence[PageEntry]) -> list[PageRow]:
     """Store rows for the pages a run's checkpoint recorded."""
     return [
         PageRow(
-            p["url"],
-            p["final_url"],
-            p["status"],
-            p["etag"],
-            p["last_modified"],
-            p["sha256"],
-            p["page_type"],
-            p["records"],
+            p.url,
+            p.final_url,
+            p.status,
+            p.etag,
+            p.last_modified,
+            p.sha256,
+            p.page_type,
+            p.records,
         )
         for p in pages
     ]
