@@ -144,13 +144,17 @@ from anchorpath.runner.verdict import DriftVerdict
 from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = [
+    "BASELINE_WINDOW",
     "DRIFT_THRESHOLD",
     "HARD_SCORE",
     "DriftResult",
+    "baseline_window",
     "check_drift",
     "seed_baseline",
 ]
 
+#: Accepted runs kept in the drift gate's rolling baseline.
+BASELINE_WINDOW = 14
 #: A field (or structural signal) scoring at least this (-log10 p) makes the run ``drift``.
 DRIFT_THRESHOLD = 2.5
 #: Score given to structural breaks (anchor label gone, record-root collapse).
@@ -420,6 +424,15 @@ def _page_type_of(sf: SelectorFile, record: Mapping[str, Any]) -> PageType | Non
         if overlap > best_overlap:
             best, best_overlap = pt, overlap
     return best
+
+
+def baseline_window(seed: list[RunStats], accepted: list[RunStats]) -> list[RunStats]:
+    """The baseline a run is checked against, oldest first: the last :data:`BASELINE_WINDOW`
+    accepted runs; while fewer than three runs were accepted, the fixture ``seed`` (which
+    reflects the authoring pages, not the live site) comes before them."""
+    if len(accepted) >= 3:
+        return accepted[-BASELINE_WINDOW:]
+    return [*seed, *accepted][-BASELINE_WINDOW:]
 
 
 def seed_baseline(

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
-from anchorpath.runner.drift.check import DriftResult, check_drift, seed_baseline
+from anchorpath.runner.drift.check import (
+    BASELINE_WINDOW,
+    DriftResult,
+    baseline_window,
+    check_drift,
+    seed_baseline,
+)
 from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.store.database import Store
@@ -25,7 +31,6 @@ from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
-    "BASELINE_WINDOW",
     "INVALID_SHARE_DRIFT",
     "add_validation_evidence",
     "baseline",
@@ -40,8 +45,6 @@ __all__ = [
 
 #: Share of emitted records breaking their schema above which the run counts as drift.
 INVALID_SHARE_DRIFT = 0.10
-#: Accepted runs kept in the drift gate's rolling baseline.
-BASELINE_WINDOW = 14
 
 
 def page_result(p: PageEntry) -> PageResult:
@@ -93,10 +96,8 @@ def baseline(store: Store, sf: SelectorFile, sf_path: Path) -> list[RunStats]:
         for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
         if isinstance(r.stats, dict)
     ]
-    if len(real) >= 3:
-        return real
-    seed = seed_baseline(sf, fixture_records(sf, sf_path))
-    return list((seed + real)[-BASELINE_WINDOW:])
+    seed = [] if len(real) >= 3 else seed_baseline(sf, fixture_records(sf, sf_path))
+    return baseline_window(seed, real)
 
 
 def check(stats: RunStats, history: list[RunStats]) -> DriftResult:
