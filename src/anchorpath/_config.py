@@ -63,6 +63,9 @@ class FetchConfig:
     robots_cache_ttl: float = 24 * 3600.0
     robots_max_bytes: int = 500 * 1024
     allow_private_networks: bool = False
+    # Link-local / cloud-metadata addresses or networks fetched anyway (comma-separated);
+    # allow_private_networks alone never opens 169.254.169.254.
+    allow_link_local: str = ""
     run_deadline: float = 3 * 3600.0
     conditional: bool = True
 

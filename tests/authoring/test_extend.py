@@ -100,10 +100,13 @@ def test_seed_url_is_asked_in_a_session(shop: Path, monkeypatch: pytest.MonkeyPa
         p = shop / f
         p.write_text(p.read_text().replace('rel="canonical"', 'rel="author"'))
     runner = CliRunner()
-    answers = "https://books.example/book/1.html\nhttps://books.example/book/2.html\ny\n"
+    # the two URLs, then the review session: accept every field, write (empty lines)
+    answers = "https://books.example/book/1.html\nhttps://books.example/book/2.html\n" + "\n" * 12
     monkeypatch.setattr("anchorpath.cli.author._interactive", lambda yes: not yes, raising=True)
     res = runner.invoke(
-        main, ["author", "new-site", "books", *DETAIL, "--required", "isbn"], input=answers
+        main,
+        ["author", "new-site", "books", *DETAIL, "--required", "isbn", "--no-screenshots"],
+        input=answers,
     )
     assert res.exit_code == 0, res.output
     sf = load_selector_file(shop / "selectors" / "books.json")

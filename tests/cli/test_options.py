@@ -49,6 +49,8 @@ def invoke(*args: str) -> tuple[int, str]:
         (["--base-url", "127.0.0.1:18931"], "did you mean http://127.0.0.1:18931?"),
         (["--base-url", "http://127.0.0.1:18931/mirror/"], "has a path"),
         (["--url", "not-a-url"], "'not-a-url' is not an absolute http(s) URL"),
+        (["--url", "https://bob:pw@shop.example/item/1"], "carries credentials"),
+        (["--base-url", "http://bob:pw@127.0.0.1:1"], "carries credentials"),
         (
             ["--base-url", "http://127.0.0.1:18931", "--url", "https://other.example/item/1"],
             "neither the site's origin (https://shop.example) nor --base-url",

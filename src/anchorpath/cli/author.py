@@ -241,7 +241,16 @@ def _load_pages(
     type=click.Path(file_okay=False),
     help="Directory for NAME.json (default: the configured selectors directory).",
 )
-@click.option("--yes", is_flag=True, help="Write the file without asking.")
+@click.option(
+    "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."
+)
+@click.option(
+    "--screenshots/--no-screenshots",
+    default=True,
+    show_default=True,
+    help="In the session: a PNG per seed with every field's matched nodes outlined (Chromium).",
+)
+@click.option("--open", "open_images", is_flag=True, help="Open the screenshots in a viewer.")
 def new_site(
     name: str,
     seeds: tuple[str, ...],
@@ -260,6 +269,8 @@ def new_site(
     mutation_seed: int,
     out_dir: str | None,
     yes: bool,
+    screenshots: bool,
+    open_images: bool,
 ) -> None:
     """Author a new site's selector file from seed pages, with example values or an LLM.
 
@@ -291,7 +302,7 @@ def new_site(
     from anchorpath._config import load_settings
     from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.selectors.load import dump_selector_file, load_selector_file, save_selector_file
+    from anchorpath.selectors.load import load_selector_file, save_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
@@ -305,6 +316,7 @@ def new_site(
         )
     failed: dict[str, str] = {}
     llm_client: Any = None
+    examples: dict[str, Any] | None = None
     try:
         settings = load_settings()
         target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
@@ -359,17 +371,36 @@ def new_site(
             err=True,
         )
     if not yes:
-        if not _interactive(yes):
-            click.echo(dump_selector_file(sf), nl=False)
-            raise click.ClickException(f"not written: pass --yes to write {target}")
-        question = "Change the key and write" if key_changed else "Write"
-        if not click.confirm(f"{question} {target}?", default=not key_changed):
-            raise click.ClickException("not written")
-    try:
-        saved = save_selector_file(sf, target)
-    except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"wrote {target} (version {saved.version})")
+        from anchorpath.cli.author_session import review_and_write, session_source
+
+        with session_source(examples, llm_client is not None, settings, name) as source:
+            review_and_write(
+                sf,
+                result.page_type.name,
+                pages,
+                target,
+                reports=result.fields,
+                problems=result.problems,
+                source=source,
+                mutation_seed=mutation_seed,
+                changed=list(result.page_type.fields),
+                screenshots=screenshots,
+                open_images=open_images,
+                confirm_write="Change the key and write" if key_changed else None,
+            )
+    else:
+        try:
+            saved = save_selector_file(sf, target)
+        except AnchorpathError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"wrote {target} (version {saved.version})")
+    _warn_unrunnable(target, unrunnable, urls_unknown)
+    if failed:
+        click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
+        sys.exit(EXIT_PARTIAL)
+
+
+def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) -> None:
     if unrunnable:
         click.echo(
             f"WARNING: {target} cannot run until its URLs are set: no URL is known for "
@@ -379,9 +410,6 @@ def new_site(
             "`anchorpath run` refuses it until then.",
             err=True,
         )
-    if failed:
-        click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
-        sys.exit(EXIT_PARTIAL)
 
 
 def _interactive(yes: bool) -> bool:
@@ -516,7 +544,9 @@ def _author_llm(
 
 
 from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last
+from anchorpath.cli.author_session import edit_cmd  # noqa: E402
 
 author_group.add_command(repair_cmd)
+author_group.add_command(edit_cmd)
 
 COMMANDS = [author_group]

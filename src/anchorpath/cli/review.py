@@ -11,7 +11,7 @@ from typing import NoReturn
 import click
 
 from anchorpath._errors import AnchorpathError
-from anchorpath.cli.options import config_option, selectors_option, state_option
+from anchorpath.cli.options import config_option, selectors_option
 
 __all__ = ["COMMANDS", "check_cmd", "diff_cmd"]
 
@@ -46,7 +46,12 @@ def _dirs(
     "(under PATH..., default: the selectors directory).",
 )
 @selectors_option
-@state_option
+@click.option(
+    "--state",
+    "state_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also replay the latest run's archived pages (WARC) from this state directory.",
+)
 @config_option
 @click.option(
     "--format",
@@ -102,6 +107,8 @@ def diff_cmd(
     from anchorpath.review.sources import git_versions, latest_run_pages, load_version
 
     sel_dir, state = _dirs(selectors_dir, state_dir, config_file)
+    if state is not None and not state.is_dir():
+        _error(f"{state}: no such state directory")
     try:
         if git_ref is not None:
             paths = [Path(v) for v in versions] or [sel_dir]
@@ -156,6 +163,7 @@ def diff_cmd(
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
+    help="text: one line per file, failures grouped by field; json for tools.",
 )
 def check_cmd(
     paths: tuple[Path, ...], selectors_dir: Path | None, config_file: Path | None, fmt: str
@@ -198,9 +206,11 @@ def check_cmd(
         click.echo(f"FAIL {r.path}: {who}, {len(r.problems)} problem(s)")
         groups: dict[str, list[str]] = {}
         for p in r.problems:
-            where = f" {p.page}" if p.page else ""
-            rec = f" [{p.record}]" if p.record else ""
-            groups.setdefault(p.where, []).append(f"{where.strip()}{rec}: {p.message}".lstrip(": "))
+            if p.kind == "invalid":  # already FILE:/json/pointer: message
+                click.echo(f"  {p.message}")
+                continue
+            where = f"{p.page}{f' [{p.record}]' if p.record else ''}: " if p.page else ""
+            groups.setdefault(p.where, []).append(f"{where}{p.message}")
         for where, lines in groups.items():
             click.echo(f"  {where}: {len(lines)} failure(s)")
             for line in lines[:3]:

@@ -13,15 +13,18 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from anchorpath._config import DEFAULT_CONTACT, Settings, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath._text import terminal_safe
 from anchorpath.cli.options import (
     check_base_url,
     check_urls,
     config_option,
+    output_console,
     selectors_option,
     state_option,
     urls_for_base,
@@ -45,12 +48,16 @@ _VERDICT_STYLE: dict[Verdict, str] = {
 }
 _MAX_EVENT_ROWS = 25
 _MAX_NEW_ROWS = 8
-_MAX_DRIFT_ROWS = 6
 
 
 def _short(value: Any, limit: int = 40) -> str:
-    text = "∅" if value is None else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = "∅" if value is None else terminal_safe(value)
+    return escape(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _safe(value: Any) -> str:
+    """Page-derived text for the console: no control characters, no rich markup."""
+    return escape(terminal_safe(value))
 
 
 class _Display:
@@ -150,15 +157,32 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             what = "; ".join(
                 f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
             )
-            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", ev.key, what)
+            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
         console.print(ev_table)
         hidden = len(result.events) - len(shown)
         if hidden > 0:
             console.print(f"… and {hidden} more (see the report)")
+    if result.duplicates:
+        keys = ", ".join(
+            f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"
+            for k, pages in list(result.duplicates.items())[:5]
+        )
+        more = f" and {len(result.duplicates) - 5} more" if len(result.duplicates) > 5 else ""
+        console.print(
+            f"[yellow]{len(result.duplicates)} duplicate key(s): different records carried "
+            f"the same key, not stored this run: {keys}{more}. The key does not identify one "
+            "record: choose another key (see the report).[/]"
+        )
     if result.verdict == "ok" and not result.complete:
         console.print(
-            "[yellow]incomplete crawl: no record was marked withdrawn[/] "
-            + (f"({result.errors[0]})" if result.errors else "")
+            "[yellow]incomplete crawl: only records whose page is gone (404/410) were marked "
+            "withdrawn[/] " + (f"({_safe(result.errors[0])})" if result.errors else "")
+        )
+    if result.unseen:
+        console.print(
+            f"[dim]{result.unseen} stored record(s) not reached by this run: unseen, not "
+            "withdrawn (a record is withdrawn only when its page is gone or a complete crawl "
+            "of the listings no longer lists it)[/]"
         )
     if result.verdict == "accepted":
         console.print(
@@ -167,16 +191,14 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             + (f" (the gate had said: {result.reason})" if result.reason else "")
         )
     elif result.reason and result.verdict != "ok":
-        console.print(f"[bold]{result.verdict}[/]: {result.reason}")
+        console.print(f"[bold]{result.verdict}[/]: {_safe(result.reason)}")
     if result.drift and result.verdict == "drift":
-        fields = sorted((result.drift.get("fields") or {}).items())
-        for name, evidence in fields[:_MAX_DRIFT_ROWS]:
-            first = evidence[0] if evidence else ""
-            console.print(f"  [red]{name}[/]: {_short(first, 110)}")
-        if len(fields) > _MAX_DRIFT_ROWS:
-            console.print(f"  … {len(fields) - _MAX_DRIFT_ROWS} more fields (see alert.json)")
-        for line in (result.drift.get("structural") or [])[:3]:
-            console.print(f"  [red]structure[/]: {_short(line, 110)}")
+        # Every reason in full: this is what a person reads in the alert mail.
+        for name, evidence in sorted((result.drift.get("fields") or {}).items()):
+            for line in evidence or [""]:
+                console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
+        for line in result.drift.get("structural") or []:
+            console.print(f"  [red]structure[/]: {_safe(line)}")
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")
         console.print(
@@ -253,7 +275,7 @@ def run_cmd(
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
     """
-    console = Console(stderr=False)
+    console = output_console()
     try:
         settings: Settings = load_settings(config_file)
         if base_url and urls:
@@ -396,7 +418,7 @@ def accept_cmd(
       anchorpath accept mfds-dmf 20261130T060002Z-3fa9c1
       anchorpath accept mfds-dmf 20261130T060002Z-3fa9c1 --by kim --state /var/lib/anchorpath
     """
-    console = Console(stderr=False)
+    console = output_console()
     try:
         settings: Settings = load_settings(config_file)
         result = accept_run(

@@ -13,7 +13,12 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
-from anchorpath.cli.options import check_charset, check_url, selector_file_option
+from anchorpath.cli.options import (
+    check_charset,
+    check_url,
+    output_console,
+    selector_file_option,
+)
 from anchorpath.selectors.evaluate import ExtractionWarning, Record, compile_selectors, extract
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.page_url import declared_url, looks_binary
@@ -151,8 +156,10 @@ def extract_cmd(
             writer.writerow({k: _cell(row.get(k)) for k in columns})
         click.echo(buf.getvalue(), nl=False)
     else:
-        from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
+
+        from anchorpath._text import terminal_safe
 
         table = Table(show_lines=False)
         columns = []
@@ -161,8 +168,8 @@ def extract_cmd(
         for col in columns:
             table.add_column(col, overflow="fold")
         for row in rows:
-            table.add_row(*[_cell(row.get(c)) for c in columns])
-        Console().print(table)
+            table.add_row(*[escape(terminal_safe(_cell(row.get(c)))) for c in columns])
+        output_console().print(table)
     if any(r.flagged for r in records):
         flagged = sum(1 for r in records if r.flagged)
         click.echo(

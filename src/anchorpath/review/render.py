@@ -109,7 +109,7 @@ def summary(fd: FileDiff) -> str:
         out = ", ".join(bits) or "changed"
     if fd.sources:
         out += (
-            f"; replayed on {_sources(fd)}: {_total(fd, 'changed')} values changed, "
+            f"; replayed on {_sources(fd)}: {_plural(_total(fd, 'changed'), 'value')} changed, "
             f"{_total(fd, 'appeared')} appeared, {_total(fd, 'disappeared')} disappeared"
         )
         if _records(fd):
@@ -211,9 +211,13 @@ def _md(value: str) -> str:
 
 
 def _code(value: Any) -> str:
+    """A setting's value in a table cell: in full (XPaths are what a reviewer reads), a list
+    one item per line."""
     if value is None:
         return "_(none)_"
-    text = value if isinstance(value, str) else show(value, 200)
+    if isinstance(value, list | tuple):
+        return "<br>".join(_code(v) for v in value) if value else "_(empty)_"
+    text = value if isinstance(value, str) else show(value, 2000)
     return f"<code>{_md(text)}</code>"
 
 

@@ -49,22 +49,27 @@ class RecordEntry:
     url: str
     values: dict[str, Any]
     problems: tuple[str, ...] = ()
+    #: How the crawl reached the page: ``start``, ``next``, ``follow`` or ``url``.
+    via: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "page_type": self.page_type,
             "url": self.url,
+            "via": self.via,
             "values": self.values,
             "problems": list(self.problems),
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RecordEntry:
+        via = d.get("via")
         return cls(
             str(d["page_type"]),
             str(d["url"]),
             dict(d.get("values") or {}),
             tuple(str(p) for p in d.get("problems") or ()),
+            via=str(via) if via is not None else None,
         )
 
 
@@ -132,6 +137,8 @@ class Checkpoint:
     pages: list[PageEntry] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     attempts: int = 1
+    #: Pages that answered 404/410 (their records' evidence of withdrawal).
+    gone: list[str] = field(default_factory=list)
     #: How many records/pages are already in the on-disk logs (not part of the content).
     saved: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
@@ -149,6 +156,7 @@ class Checkpoint:
             "pages": [p.to_dict() for p in self.pages],
             "errors": self.errors,
             "attempts": self.attempts,
+            "gone": self.gone,
         }
 
     @classmethod
@@ -166,6 +174,7 @@ class Checkpoint:
             pages=[PageEntry.from_dict(p) for p in d.get("pages", [])],
             errors=list(d.get("errors", [])),
             attempts=int(d.get("attempts", 1)),
+            gone=list(d.get("gone", [])),
         )
 
 

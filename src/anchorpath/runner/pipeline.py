@@ -53,6 +53,7 @@ from anchorpath._errors import (
     AnchorpathError,
     ExtractionError,
     FetchError,
+    FetchFailed,
     OriginBlocked,
     RobotsDisallowed,
     RunError,
@@ -201,6 +202,14 @@ class _Run:
                         blocked = f"{type(exc).__name__}: {exc}"
                         break
                     page_links: tuple[str | None, tuple[str, ...]] = (None, ())
+                except FetchFailed as exc:
+                    if exc.status in (404, 410) and item.via in ("follow", "url"):
+                        # A record's page is gone: evidence that it was withdrawn, not an
+                        # error (a gone listing or start page still is one).
+                        cp.gone.append(item.url)
+                    else:
+                        fetch_errors.append(f"{item.url}: {exc}")
+                    page_links = (None, ())
                 except SelectorEvaluationError as exc:
                     # The selector file is at fault, not the page: every page would fail alike.
                     fatal = f"{sf_name}: {exc} (on {item.url})"
@@ -278,6 +287,7 @@ class _Run:
             bad=sorted(bad),
             crawl_complete=crawl_complete,
             stats=stats.to_dict(),
+            gone=list(cp.gone),
         )
         self._finish(cp, result, decision, plan, invalid, history)
 
@@ -312,9 +322,9 @@ class _Run:
         quarantine: Path | None = None
         if verdict == "ok":
             self.progress("phase", {"name": "committing"})
-            result.events, result.complete = commit_records(
-                self.store, run_row, cp.records, plan, page_rows(cp.pages)
-            )
+            outcome = commit_records(self.store, run_row, cp.records, plan, page_rows(cp.pages))
+            result.events, result.complete = outcome.events, outcome.complete
+            result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
         else:
             if verdict in ("drift", "blocked"):
                 quarantine = write_quarantine(cp, result.run_dir, invalid)

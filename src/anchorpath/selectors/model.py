@@ -369,8 +369,17 @@ class SelectorFile:
     # -- convenience -------------------------------------------------------------------------
 
     def unrunnable_reason(self) -> str | None:
-        """Why a run cannot use this file as it stands (a start URL that is not http(s), as
-        authoring from saved pages without their URLs writes), or None."""
+        """Why a run cannot use this file as it stands (a start URL with credentials, or one
+        that is not http(s), as authoring from saved pages without their URLs writes), or
+        None. Never repeats a credential."""
+        from urllib.parse import urlsplit
+
+        for u in self.fetch.start_urls:
+            if u.startswith(("http://", "https://")) and "@" in urlsplit(u).netloc:
+                return (
+                    f"start URL {urlsplit(u).hostname!r} carries credentials (user:password@): "
+                    "anchorpath never sends credentials; remove them from fetch.start_urls"
+                )
         bad = [u for u in self.fetch.start_urls if not u.startswith(("http://", "https://"))]
         if not bad:
             return None

@@ -410,12 +410,20 @@ def _probe_candidates(roots: Sequence[etree._Element], probe: str) -> list[RootC
 
 
 def similar_records(doc: etree._Element, roots: Sequence[etree._Element], probe: str) -> int:
-    """How many elements of the page look like the example records: same tag, same class
-    set as one of them, holding the probe path. The plausible record count of the page."""
+    """How many elements of the page look like the example records: same tag, holding the
+    probe path, sharing a class the examples share (the same class set when they share none;
+    state classes such as ``in-view`` come and go). The plausible record count of the page."""
+    common = set(stable_classes(roots[0]))
+    for r in roots[1:]:
+        common &= set(stable_classes(r))
     classes = {frozenset(stable_classes(r)) for r in roots}
     tag = str(roots[0].tag)
     items = _elements(doc.xpath(f"//{tag}[{probe}]" if probe != "." else f"//{tag}"))
-    alike = [x for x in items if frozenset(stable_classes(x)) in classes]
+    alike = [
+        x
+        for x in items
+        if (common & set(stable_classes(x)) if common else frozenset(stable_classes(x)) in classes)
+    ]
     # Nested look-alikes (a wrapper of the same tag and classes) count once.
     ids = {id(x) for x in alike}
     return sum(1 for x in alike if not any(id(a) in ids for a in x.iterancestors()))
@@ -427,13 +435,11 @@ def root_result_ok(
     expected_count: int | None = None,
     probe: str | None = None,
 ) -> bool:
-    """The selected nodes hold every example root, none inside another, all alike (in shape,
-    or — records missing optional parts — holding the probe path), and — on mutated pages —
-    exactly as many as on the original."""
+    """The selected nodes hold every example root (in any order: people pick examples as
+    they like), none inside another, all alike (in shape, or — records missing optional
+    parts — holding the probe path), and — on mutated pages — exactly as many as on the
+    original."""
     if not all(r in found for r in roots):
-        return False
-    order = [found.index(r) for r in roots]
-    if order != sorted(order) and expected_count is None:
         return False
     shapes = {_shape(r) for r in roots}
     sizes = [len(r) for r in roots]

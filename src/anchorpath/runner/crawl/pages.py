@@ -138,7 +138,9 @@ class PageReader:
             )
         for rec in pr.records:
             cp.records.append(
-                RecordEntry(rec.page_type, rec.url, dict(rec.values), tuple(rec.problems))
+                RecordEntry(
+                    rec.page_type, rec.url, dict(rec.values), tuple(rec.problems), via=item.via
+                )
             )
         page = PageEntry(
             url=item.url,

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from anchorpath._errors import StoreError
 from anchorpath.runner.store.simhash import is_long_text, near_duplicate
@@ -39,11 +40,14 @@ __all__ = [
     "Event",
     "PageRow",
     "RunRow",
+    "Source",
     "Store",
     "StoredRecord",
     "canonical_json",
     "compute_events",
     "content_hash",
+    "locator",
+    "unseen_keys",
 ]
 
 DB_NAME = "anchorpath.sqlite"
@@ -80,7 +84,9 @@ CREATE TABLE IF NOT EXISTS records (
     content_hash TEXT NOT NULL,
     values_json TEXT NOT NULL,
     selector_version INTEGER,
-    run_id TEXT NOT NULL
+    run_id TEXT NOT NULL,
+    source_url TEXT,
+    listed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS records_current ON records(site, is_current, key);
 CREATE TABLE IF NOT EXISTS events (
@@ -124,12 +130,30 @@ def content_hash(values: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class StoredRecord:
-    """The current version of one record."""
+    """The current version of one record, and where it was last seen: ``source_url`` (its
+    page) and ``listed`` (found on a listing, or on a page a listing linked to)."""
 
     key: str
     values: Mapping[str, Any]
     content_hash: str
     row_id: int = 0
+    source_url: str | None = None
+    listed: bool = False
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a run saw a record: the page's URL and whether a listing led to it."""
+
+    url: str | None
+    listed: bool
+
+
+def locator(url: str) -> str:
+    """``url`` without scheme and host: the same page on the live site, a local copy or a
+    demo server on another port (``--base-url``) compares equal."""
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 @dataclass(frozen=True)
@@ -169,12 +193,18 @@ def compute_events(
     seen: Mapping[str, Mapping[str, Any]],
     *,
     complete: bool,
+    gone: Iterable[str] = (),
+    protected: Iterable[str] = (),
 ) -> list[Event]:
     """Events between the stored current records and this run's records (by key).
 
-    ``withdrawn`` is only produced when ``complete`` is true: a key missing from a partial,
-    blocked or drifted crawl says nothing about the site. Sorted by kind, then key, so the
-    database content does not depend on crawl order.
+    A stored record the run did not see is ``withdrawn`` only on evidence: its page answered
+    404/410 in this run (``gone``: URLs, compared by :func:`locator`), or it was found through a
+    listing and this crawl was ``complete`` (so the listings no longer list it). Any other
+    record the run did not see is merely unseen (:func:`unseen_keys`): a partial, blocked,
+    drifted or ``--url`` crawl, or a crawl that never reaches it, says nothing about the site.
+    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn. Sorted by
+    kind, then key, so the database does not depend on crawl order.
     """
     events: list[Event] = []
     for key in sorted(seen):
@@ -186,10 +216,26 @@ def compute_events(
             diff = changed_fields(old.values, values)
             if diff:
                 events.append(Event(key, "changed", diff))
-    if complete:
-        events += [Event(key, "withdrawn") for key in sorted(set(current) - set(seen))]
+    gone_at = {locator(u) for u in gone}
+    keep = set(protected)
+    for key in sorted(set(current) - set(seen) - keep):
+        old = current[key]
+        page_gone = old.source_url is not None and locator(old.source_url) in gone_at
+        if page_gone or (complete and old.listed):
+            events.append(Event(key, "withdrawn"))
     events.sort(key=lambda e: (_KIND_ORDER[e.kind], e.key))
     return events
+
+
+def unseen_keys(
+    current: Mapping[str, StoredRecord],
+    seen: Mapping[str, Any],
+    events: Sequence[Event],
+    protected: Iterable[str] = (),
+) -> list[str]:
+    """Stored records this run neither saw nor withdrew (no evidence either way)."""
+    withdrawn = {e.key for e in events if e.kind == "withdrawn"}
+    return sorted(set(current) - set(seen) - withdrawn - set(protected))
 
 
 @dataclass(frozen=True)
@@ -252,6 +298,14 @@ class Store:
         for column in ("accepted_by", "accepted_at"):
             if column not in have:
                 self._db.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+        # ... and before withdrawals needed evidence: where each record was last seen. Old
+        # rows get "not listed": they are withdrawn only when their page is gone or once a
+        # run has seen them again.
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(records)")}
+        if "source_url" not in have:
+            self._db.execute("ALTER TABLE records ADD COLUMN source_url TEXT")
+        if "listed" not in have:
+            self._db.execute("ALTER TABLE records ADD COLUMN listed INTEGER NOT NULL DEFAULT 0")
 
     @classmethod
     def in_state_dir(cls, state_dir: str | Path) -> Store:
@@ -278,11 +332,14 @@ class Store:
     def current(self, site: str) -> dict[str, StoredRecord]:
         """The current version of every record of ``site``, by key."""
         rows = self._query(
-            "SELECT id, key, values_json, content_hash FROM records "
+            "SELECT id, key, values_json, content_hash, source_url, listed FROM records "
             "WHERE site = ? AND is_current = 1",
             (site,),
         )
-        return {k: StoredRecord(k, json.loads(v), h, i) for i, k, v, h in rows}
+        return {
+            k: StoredRecord(k, json.loads(v), h, i, src, bool(listed))
+            for i, k, v, h, src, listed in rows
+        }
 
     def runs(
         self, site: str, *, verdicts: Iterable[Verdict] | None = None, limit: int | None = None
@@ -347,8 +404,11 @@ class Store:
         seen: Mapping[str, Mapping[str, Any]] | None = None,
         events: Sequence[Event] = (),
         pages: Sequence[PageRow] = (),
+        sources: Mapping[str, Source] | None = None,
     ) -> None:
         """Write a run in one transaction.
+
+        ``sources`` (by key) records where this run saw each record, for later withdrawals.
 
         An accepted run passes ``seen`` (this run's records by key) and its ``events``; a
         quarantined run (drift, blocked, error) passes neither and only gets its ``runs`` line.
@@ -387,6 +447,12 @@ class Store:
                     "INSERT INTO events (run_id, site, key, kind, fields_json, at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (run.id, run.site, ev.key, ev.kind, canonical_json(ev.to_dict()["fields"]), at),
+                )
+            if sources:
+                self._db.executemany(
+                    "UPDATE records SET source_url = ?, listed = ? "
+                    "WHERE site = ? AND key = ? AND is_current = 1",
+                    [(src.url, int(src.listed), run.site, k) for k, src in sources.items()],
                 )
             for p in pages:
                 self._db.execute(
