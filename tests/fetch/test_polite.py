@@ -680,3 +680,14 @@ def test_loopback_refusal_names_both_ways_to_allow_it() -> None:
         assert "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS" in str(info.value)
     finally:
         server.stop()
+
+
+def test_connection_refused_leads_the_message() -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with PoliteFetcher(CONFIG) as f, pytest.raises(RobotsDisallowed) as info:
+        f.fetch(f"http://127.0.0.1:{port}/list")
+    assert str(info.value).startswith(f"cannot connect to 127.0.0.1:{port} (connection refused)")

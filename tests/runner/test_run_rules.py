@@ -66,11 +66,15 @@ def run(
     *,
     selector: dict[str, Any] | None = None,
     gone: dict[str, int] | None = None,
+    encoding: str = "utf-8",
     **kw: Any,
 ) -> RunResult:
     sdir = tmp_path / "selectors"
     sdir.mkdir(exist_ok=True)
     (sdir / "books.json").write_text(json.dumps(selector or SELECTOR), encoding="utf-8")
+
+    if encoding != "utf-8":  # the bytes are in ``encoding``, the header still says utf-8
+        pages = {u: b.decode().encode(encoding) for u, b in pages.items()}
 
     def route(url: str) -> Route:
         if gone and url in gone:
@@ -179,3 +183,39 @@ def test_identical_records_with_one_key_merge_silently() -> None:
     merged = merge_records(records, plan)
     assert merged.duplicates == {} and list(merged.seen) == ["111"]
     assert merged.sources["111"].listed
+
+
+def test_connection_refused_is_the_reason_of_the_error(tmp_path: Path) -> None:
+    import socket
+    from dataclasses import replace
+
+    from anchorpath._config import Settings
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sdir = tmp_path / "selectors"
+    sdir.mkdir()
+    (sdir / "books.json").write_text(json.dumps(SELECTOR), encoding="utf-8")
+    base = Settings()
+    settings = replace(base, fetch=replace(base.fetch, allow_private_networks=True))
+    opts = RunOptions(
+        "books", sdir, tmp_path / "state", base_url=f"http://127.0.0.1:{port}", settings=settings
+    )
+    r = run_site(opts)
+    assert (r.verdict, r.exit_code) == ("error", 1)
+    assert r.reason is not None
+    assert r.reason.startswith(f"cannot connect to 127.0.0.1:{port} (connection refused): ")
+    assert "robots" not in r.reason
+
+
+def test_charset_mismatch_is_named_in_the_report(tmp_path: Path) -> None:
+    sel = copy.deepcopy(SELECTOR)
+    sel["page_types"]["detail"]["fields"]["title"]["pattern"] = "^[가-힣 ]+$"
+    books = {f"/book/{i}": (f"{i}{i}{i}", t) for i, t in enumerate(["원료", "의약품", "등록"], 1)}
+    r = run(tmp_path, site(books), selector=sel, encoding="cp949")
+    assert r.charset and "declared utf-8, but the bytes are cp949" in r.charset[0]
+    assert r.reason is not None and r.reason.startswith("charset mismatch on 4 page(s)")
+    report = json.loads((r.run_dir / "report.json").read_text())
+    assert len(report["charset"]) == 4
+    assert "## Charset mismatch (4 pages)" in (r.run_dir / "report.md").read_text()

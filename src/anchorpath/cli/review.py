@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -100,11 +99,10 @@ def diff_cmd(
     """
     from rich.console import Console
 
-    from anchorpath.review.diff import diff_versions
-    from anchorpath.review.model import DiffReport, FileDiff
+    from anchorpath.review.diff import diff_pairs
+    from anchorpath.review.model import DiffReport
     from anchorpath.review.render import render_json, render_markdown, render_text
-    from anchorpath.review.replay import Page
-    from anchorpath.review.sources import git_versions, latest_run_pages, load_version
+    from anchorpath.review.sources import git_versions, load_version
 
     sel_dir, state = _dirs(selectors_dir, state_dir, config_file)
     if state is not None and not state.is_dir():
@@ -123,22 +121,7 @@ def diff_cmd(
             old, new = load_version(versions[0], sel_dir), load_version(versions[1], sel_dir)
             pairs = [(old, new)]
             title = f"anchorpath diff {old.ref.label} → {new.ref.label}"
-        files: list[FileDiff] = []
-        for old_v, new_v in pairs:
-            run_pages: tuple[Page, ...] = ()
-            run_label = None
-            extra: list[str] = []
-            if state is not None:
-                sides = [v for v in (old_v, new_v) if v is not None]
-                site = sides[-1].selector.site.id
-                run_id, run_pages = latest_run_pages(state, site, [v.selector for v in sides])
-                if run_id is None:
-                    extra.append(f"no run of {site} in {state}: replayed on the fixtures only")
-                run_label = f"run {run_id}"
-            fd = diff_versions(old_v, new_v, run_pages=run_pages, run_label=run_label)
-            if extra:
-                fd = replace(fd, notes=(*fd.notes, *extra))
-            files.append(fd)
+        files = diff_pairs(pairs, state_dir=state)
     except AnchorpathError as exc:
         _error(str(exc))
     report = DiffReport(tuple(files), title)

@@ -10,15 +10,23 @@ import click
 
 from anchorpath._config import FetchConfig, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath._text import terminal_safe
 from anchorpath.cli.options import config_option
 from anchorpath.fetch.robots import Decision, RobotsFile, parse_robots, product_token
+from anchorpath.selectors.page_url import looks_binary
 
 __all__ = ["COMMANDS", "robots_group"]
 
 
 @click.group("robots")
 def robots_group() -> None:
-    """Inspect robots.txt decisions the way the fetcher makes them."""
+    """Inspect robots.txt decisions the way the fetcher makes them.
+
+    \b
+    Examples:
+      anchorpath robots check --robots robots.txt --user-agent anchorpath https://example.org/a
+      anchorpath robots check --fetch --user-agent anchorpath https://example.org/dmf/list.do
+    """
 
 
 def _urls(args: tuple[str, ...]) -> list[str]:
@@ -57,7 +65,16 @@ def _print(decision: Decision, as_json: bool) -> None:
 
 def _warn(source: str, robots: RobotsFile) -> None:
     for warning in robots.warnings:
-        click.echo(f"warning: {source}: {warning}", err=True)
+        click.echo(f"warning: {source}: {terminal_safe(warning)}", err=True)
+
+
+def _not_text(body: bytes) -> bool:
+    """Bytes no robots.txt holds: a file signature, NUL bytes, or mostly control bytes."""
+    head = body[:2048]
+    if looks_binary(head):
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 13))
+    return bool(head) and controls / len(head) > 0.05
 
 
 @robots_group.command("check")
@@ -118,6 +135,8 @@ def check(
                 body = robots_file.read_bytes()
             except OSError as exc:
                 raise click.ClickException(f"{robots_file}: cannot read: {exc}") from exc
+            if _not_text(body):
+                raise click.ClickException(f"{robots_file}: not a robots.txt (binary content)")
             robots = parse_robots(body, max_bytes=limit)
             _warn(str(robots_file), robots)
             for url in targets:

@@ -106,7 +106,12 @@ def execute_run(
 ) -> RunResult:
     """Run the pipeline with a progress display on ``console`` (library part of the command)."""
     if not show_progress:
-        return run_site(options, fetcher_factory=fetcher_factory)
+        # Quiet (or not a terminal): no progress line, but notes still reach the person.
+        def notes(kind: str, data: Mapping[str, Any]) -> None:
+            if kind == "note":
+                console.print(_safe(data.get("message", "")))
+
+        return run_site(options, fetcher_factory=fetcher_factory, progress=notes)
     with Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
@@ -162,6 +167,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         hidden = len(result.events) - len(shown)
         if hidden > 0:
             console.print(f"… and {hidden} more (see the report)")
+    for line in result.charset[:3]:
+        console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
+    if len(result.charset) > 3:
+        console.print(f"[yellow]… and {len(result.charset) - 3} more pages (see the report)[/]")
     if result.duplicates:
         keys = ", ".join(
             f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"

@@ -34,7 +34,6 @@ __all__ = [
     "render_text",
     "show",
     "summary",
-    "summary_line",
 ]
 
 #: Default cap of the Markdown rendering, under GitHub's 65,536-character comment limit.
@@ -115,11 +114,6 @@ def summary(fd: FileDiff) -> str:
         if _records(fd):
             out += f"; records {_records(fd)}"
     return out
-
-
-def summary_line(fd: FileDiff) -> str:
-    """:func:`summary` after the site and versions."""
-    return f"{fd.site} {_versions(fd)}: {summary(fd)}"
 
 
 def _change_text(c: SettingChange) -> str:

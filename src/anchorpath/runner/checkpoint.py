@@ -100,6 +100,7 @@ class PageEntry:
     record_root_count: int | None
     anchors_present: dict[str, bool]
     source: str  # fetch | archive
+    charset_note: str | None = None  # the declared charset does not fit the bytes
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -118,6 +119,7 @@ class PageEntry:
             record_root_count=d.get("record_root_count"),
             anchors_present={str(k): bool(v) for k, v in (d.get("anchors_present") or {}).items()},
             source=str(d.get("source", "fetch")),
+            charset_note=d.get("charset_note"),
         )
 
 

@@ -265,6 +265,7 @@ class _Run:
         result.invalid = len(invalid_emitted)
         stats = run_stats(sf, records, [page_result(p) for p in cp.pages])
         history = baseline(self.store, sf, self.sf_path)
+        result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
         decision = decide(
             blocked=blocked,
             fatal=fatal,
@@ -275,6 +276,7 @@ class _Run:
             history=history,
             invalid_emitted=invalid_emitted,
             sf=sf,
+            charset_notes=result.charset,
         )
         # How much of the site this run saw (reported for every verdict; withdrawals also need
         # every emitted record to be identifiable, checked when committing).

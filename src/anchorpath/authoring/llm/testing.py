@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = [
     "MISBEHAVIOURS",

@@ -107,6 +107,17 @@ def _suffix_len(a: etree._Element, b: etree._Element) -> int:
     return n
 
 
+_CHROME = {"nav", "header", "footer", "aside"}
+
+
+def _in_chrome(el: etree._Element) -> bool:
+    """Inside the page's navigation, header, footer or sidebar (not its content)."""
+    return any(
+        a.tag in _CHROME or a.get("role") in ("navigation", "banner", "contentinfo")
+        for a in [el, *el.iterancestors()]
+    )
+
+
 def _closest(a: etree._Element, cands: Sequence[etree._Element]) -> etree._Element:
     """The candidate sharing the longest tag path suffix with ``a`` (first on ties)."""
     return max(cands, key=lambda n: _suffix_len(a, n))
@@ -137,7 +148,9 @@ def _aligned_roots(nodes: Sequence[etree._Element]) -> list[etree._Element] | No
             break
         if any(common not in r.iterancestors() for r in found):
             break
-        below = [_ancestor(n, k - 1) for n in nodes] if k else []
+        # Siblings alike to the value node itself (``<font>``s, ``<span>``s) are inline
+        # formatting, not records: only levels above the value node's parent are tested.
+        below = [_ancestor(n, k - 1) for n in nodes] if k >= 2 else []
         if any(_holds_records(r, c, n) for r, c, n in zip(found, below, nodes, strict=False)):
             break  # the level above the records: a list (or a block of a list)
         best = found
@@ -157,7 +170,7 @@ def _holds_records(el: etree._Element, child: etree._Element | None, node: etree
         if c.tag != child.tag or set(stable_classes(c)) != classes:
             continue
         hits = [c] if rel == "." else _elements(c.xpath(rel))
-        if any(itext(h).strip() for h in hits) or (rel == "." and c.attrib):
+        if any(itext(h).strip() for h in hits):
             alike += 1
             if alike >= 2:
                 return True
@@ -175,7 +188,7 @@ def induce_roots(
     """
     if len(per_record) < 2:
         return None
-    best: tuple[tuple[int, int], list[etree._Element]] | None = None
+    best: tuple[tuple[int, int, int], list[etree._Element]] | None = None
     nfields = max(len(r) for r in per_record)
     for f in range(nfields):
         if any(f >= len(rec) or not rec[f] for rec in per_record):
@@ -195,7 +208,8 @@ def induce_roots(
                 for cands in rec
                 if any(n is root or root in n.iterancestors() for n in cands)
             )
-            score = (held, -len(_elements(roots[0].xpath("ancestor::*"))))
+            chrome = sum(1 for r in roots if _in_chrome(r))
+            score = (held, -chrome, -len(_elements(roots[0].xpath("ancestor::*"))))
             if best is None or score > best[0]:
                 best = (score, roots)
     if best is not None:
@@ -411,19 +425,29 @@ def _probe_candidates(roots: Sequence[etree._Element], probe: str) -> list[RootC
 
 def similar_records(doc: etree._Element, roots: Sequence[etree._Element], probe: str) -> int:
     """How many elements of the page look like the example records: same tag, holding the
-    probe path, sharing a class the examples share (the same class set when they share none;
-    state classes such as ``in-view`` come and go). The plausible record count of the page."""
+    probe path, sharing a class the examples share (state classes such as ``in-view`` come
+    and go) — or, when they share none, with the same class set near the examples. The
+    plausible record count of the page."""
     common = set(stable_classes(roots[0]))
     for r in roots[1:]:
         common &= set(stable_classes(r))
     classes = {frozenset(stable_classes(r)) for r in roots}
     tag = str(roots[0].tag)
     items = _elements(doc.xpath(f"//{tag}[{probe}]" if probe != "." else f"//{tag}"))
-    alike = [
-        x
-        for x in items
-        if (common & set(stable_classes(x)) if common else frozenset(stable_classes(x)) in classes)
-    ]
+    if common:
+        alike = [x for x in items if common & set(stable_classes(x))]
+    else:
+        # Without a shared class, look-alikes must also sit near the examples: inside the
+        # parent of their common container (grid rows: the table body). A sidebar list of bare
+        # links is not more of the same records.
+        common_box = _common_container(roots) if len(roots) > 1 else None
+        scope = common_box.getparent() if common_box is not None else None
+        alike = [
+            x
+            for x in items
+            if frozenset(stable_classes(x)) in classes
+            and (scope is None or scope in x.iterancestors())
+        ]
     # Nested look-alikes (a wrapper of the same tag and classes) count once.
     ids = {id(x) for x in alike}
     return sum(1 for x in alike if not any(id(a) in ids for a in x.iterancestors()))

@@ -17,12 +17,14 @@ from typing import Any
 from anchorpath._config import FetchConfig
 from anchorpath._errors import OriginBlocked, RobotsDisallowed
 from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.http import charset_of
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
+from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
@@ -154,6 +156,7 @@ class PageReader:
             record_root_count=pr.record_root_count,
             anchors_present=dict(pr.anchors_present),
             source=source,
+            charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
         )
         cp.pages.append(page)
         return pr.next_url, pr.links

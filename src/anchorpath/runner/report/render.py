@@ -30,6 +30,8 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
 ``events`` (list[dict])
     ``{"kind": "new"|"changed"|"withdrawn", "key": str, "changes": {field: [old, new]}}``;
     ``changes`` only for ``changed``.
+``charset`` (list[str])
+    ``"URL: declared X, but the bytes are Y ..."`` per page whose charset does not fit.
 ``duplicates`` (list[dict])
     ``{"key": str, "pages": [url, ...]}``: keys that different records carried in one run.
 ``drift`` (dict)
@@ -164,6 +166,13 @@ _DUPLICATES_NOTE = (
 )
 
 
+_CHARSET_NOTE = (
+    "The charset these pages declare (HTTP Content-Type) does not decode their bytes, another "
+    "one does: their text values hold U+FFFD replacement characters, which is what breaks "
+    "their schema, not the selectors. Ask the site to fix the header."
+)
+
+
 def _duplicates_markdown(duplicates: Sequence[Mapping[str, Any]]) -> list[str]:
     if not duplicates:
         return []
@@ -195,6 +204,10 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             kind, key, detail = _event_line(ev)
             lines.append(f"| {kind} | {key} | {detail.replace('|', '/')} |")
     lines += _duplicates_markdown(summary.get("duplicates") or [])
+    charset = summary.get("charset") or []
+    if charset:
+        lines += ["", f"## Charset mismatch ({len(charset)} pages)", "", _CHARSET_NOTE, ""]
+        lines += [f"- {c}" for c in charset]
     drift = summary.get("drift") or {}
     if drift:
         lines += [
@@ -327,6 +340,12 @@ def render_html(summary: Mapping[str, Any]) -> str:
         out.append("</table>")
     else:
         out.append("<p>none</p>")
+    charset = summary.get("charset") or []
+    if charset:
+        out.append(f"<h2>Charset mismatch ({len(charset)} pages)</h2>")
+        out.append(f"<p class=ev>{html.escape(_CHARSET_NOTE)}</p><ul>")
+        out += [f"<li>{html.escape(str(c))}</li>" for c in charset]
+        out.append("</ul>")
     duplicates = summary.get("duplicates") or []
     if duplicates:
         out.append(f"<h2>Duplicate keys ({len(duplicates)})</h2>")

@@ -178,6 +178,7 @@ def run_summary(
             "duplicate_keys": len(result.duplicates),
             "replayed": result.replayed,
         },
+        "charset": result.charset,
         "duplicates": [
             {"key": key, "pages": pages} for key, pages in sorted(result.duplicates.items())
         ],

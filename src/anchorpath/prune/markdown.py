@@ -18,7 +18,7 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.tokens import estimate_tokens
 from anchorpath.selectors.evaluate import parse_html
 
 __all__ = ["Chunk", "PrunedPage", "Span", "collapse", "prune_page"]

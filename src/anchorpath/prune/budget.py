@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from anchorpath.authoring.prune.markdown import PrunedPage, collapse
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.markdown import PrunedPage, collapse
+from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = ["PromptPage", "field_terms", "fit_budget", "template_chunks"]
 
