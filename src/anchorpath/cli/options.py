@@ -43,6 +43,15 @@ config_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
 )
+executor_option = click.option(
+    "--executor",
+    "executor",
+    default="local",
+    show_default=True,
+    help="Where the work runs: 'local' (threads of this process) or 'dask://HOST:PORT' "
+    "(a Dask scheduler; workers need the package and the state directory on a shared "
+    "filesystem).",
+)
 
 
 def output_console() -> Console:

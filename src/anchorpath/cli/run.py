@@ -24,6 +24,7 @@ from anchorpath.cli.options import (
     check_base_url,
     check_urls,
     config_option,
+    executor_option,
     output_console,
     selectors_option,
     state_option,
@@ -31,12 +32,22 @@ from anchorpath.cli.options import (
 )
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.accept import accept_run
+from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.verdict import Verdict
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
-__all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
+__all__ = [
+    "COMMANDS",
+    "accept_cmd",
+    "execute_run",
+    "print_all_summary",
+    "print_summary",
+    "run_cmd",
+    "run_demo",
+]
 
 _VERDICT_STYLE: dict[Verdict, str] = {
     "ok": "bold green",
@@ -45,7 +56,15 @@ _VERDICT_STYLE: dict[Verdict, str] = {
     "drift": "bold red",
     "blocked": "bold magenta",
     "error": "bold red",
+    "replayed": "bold cyan",
 }
+
+
+def _style(verdict: str) -> str:
+    """The rich style of a verdict (of a progress event's text, too)."""
+    return next((style for v, style in _VERDICT_STYLE.items() if v == verdict), "bold")
+
+
 _MAX_EVENT_ROWS = 25
 _MAX_NEW_ROWS = 8
 
@@ -130,7 +149,7 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     table = Table(title=title, title_justify="left")
     for col in ("verdict", "pages", "records", "invalid", "new", "changed", "withdrawn", "exit"):
         table.add_column(col, justify="left" if col == "verdict" else "right")
-    verdict = f"[{_VERDICT_STYLE.get(result.verdict, 'bold')}]{result.verdict}[/]"
+    verdict = f"[{_style(result.verdict)}]{result.verdict}[/]"
     table.add_row(
         verdict,
         str(counts["pages"]) + (f" ({result.replayed} from WARC)" if result.replayed else ""),
@@ -226,7 +245,21 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 
 
 @click.command("run")
-@click.argument("site")
+@click.argument("sites", metavar="SITE | --all [SITE_GLOB ...]", nargs=-1)
+@click.option(
+    "--all",
+    "all_sites",
+    is_flag=True,
+    help="Run every selector file of the selectors directory (or those whose name matches "
+    "a SITE_GLOB), one politeness registry for all; exit with the most severe verdict.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="With --all: origin groups crawled at once (default: max(fetch.global_concurrency, "
+    "32)); requests in flight stay capped by fetch.global_concurrency.",
+)
+@executor_option
 @selectors_option
 @state_option
 @click.option(
@@ -251,7 +284,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
-    site: str,
+    sites: tuple[str, ...],
+    all_sites: bool,
+    workers: int | None,
+    executor: str,
     selectors_dir: Path | None,
     state_dir: Path | None,
     urls: tuple[str, ...],
@@ -266,6 +302,14 @@ def run_cmd(
     SITE is a site id (its selector file is SELECTORS/SITE.json) or a selector file path.
     Results are committed only when the drift gate passes; otherwise they are quarantined in
     the run directory and nothing in the database changes.
+
+    With --all, every site of the selectors directory (or those matching the SITE_GLOBs) is
+    run in one job: sites sharing an origin share one pace and one robots.txt, different
+    origins proceed at once. Each site keeps its own lock, checkpoint, drift gate, report and
+    verdict; a failing site does not stop the others; a killed job is resumed site by site
+    by the next --all. One summary table, one exit code: the most severe verdict
+    (4 > 3 > 1 > 0). --executor dask://HOST:PORT crawls on a Dask cluster (one task per
+    origin group); this process alone writes the database.
 
     \b
     Exit codes:
@@ -283,8 +327,24 @@ def run_cmd(
       anchorpath run mfds-dmf --resume
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
+      anchorpath run --all
+      anchorpath run --all 'mfds-*' --workers 8
+      anchorpath run --all --executor dask://10.0.0.5:8786
     """
     console = output_console()
+    if all_sites:
+        for flag, given in (("--url", urls), ("--resume", resume), ("--base-url", base_url)):
+            if given:
+                raise click.UsageError(f"{flag} cannot be combined with --all")
+        _run_all_cmd(sites, workers, executor, selectors_dir, state_dir, full, config_file, quiet)
+        return
+    if len(sites) != 1:
+        raise click.UsageError(
+            "give exactly one SITE (or --all [SITE_GLOB ...])" if sites else "missing SITE"
+        )
+    if workers is not None or executor != "local":
+        raise click.UsageError("--workers and --executor only apply to --all")
+    site = sites[0]
     try:
         settings: Settings = load_settings(config_file)
         if base_url and urls:
@@ -309,6 +369,133 @@ def run_cmd(
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
+    raise SystemExit(result.exit_code)
+
+
+# -- run --all -----------------------------------------------------------------------------
+
+
+class _AllDisplay:
+    """One progress line per site and one for the whole job (``run --all``)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.total = progress.add_task("[bold]sites", total=None, status="")
+        self.rows: dict[str, Any] = {}
+        self.finished = 0
+
+    def _row(self, site: str) -> Any:
+        if site not in self.rows:
+            self.rows[site] = self.progress.add_task(site, total=None, status="waiting")
+        return self.rows[site]
+
+    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
+        site = str(data.get("site", ""))
+        if kind == "plan":
+            names = list(data.get("sites") or [])
+            self.progress.update(
+                self.total,
+                total=len(names),
+                status=f"{data.get('groups')} origin group(s)",
+            )
+            for name in names:
+                self._row(str(name))
+        elif kind == "start" and site:
+            what = "resuming" if data.get("resumed") else "crawling"
+            self.progress.update(self._row(site), status=what)
+        elif kind == "page" and site:
+            self.progress.update(
+                self._row(site),
+                status=f"pages {data.get('done')} · queued {data.get('queued')} · "
+                f"records {data.get('records')}"
+                + (f" · errors {data.get('errors')}" if data.get("errors") else ""),
+            )
+        elif kind == "phase" and site:
+            self.progress.update(self._row(site), status=str(data.get("name", "")))
+        elif kind == "done" and site:
+            verdict = str(data.get("verdict"))
+            style = _style(verdict)
+            self.progress.update(self._row(site), status=f"[{style}]{verdict}[/]")
+            self.finished += 1
+            self.progress.update(self.total, completed=self.finished)
+        elif kind == "note":
+            self.progress.console.print(f"[yellow]{data.get('message')}[/]")
+
+
+def print_all_summary(result: RunAllResult, console: Console) -> None:
+    """The summary table of ``run --all`` and what to look at next."""
+    table = Table(
+        title=f"run --all · {len(result.sites)} site(s), {result.groups} origin group(s)",
+        title_justify="left",
+    )
+    for col in ("site", "verdict", "pages", "records", "new", "changed", "withdrawn", "time"):
+        table.add_column(col, justify="left" if col in ("site", "verdict") else "right")
+    for s in result.sites:
+        c = s.counts()
+        table.add_row(
+            s.site,
+            f"[{_style(s.verdict)}]{s.verdict}[/]",
+            str(c["pages"]),
+            str(c["records"]),
+            str(c["new"]),
+            str(c["changed"]),
+            str(c["withdrawn"]),
+            f"{s.seconds:.1f}s",
+        )
+    console.print(table)
+    for s in result.sites:
+        if s.verdict not in ("ok", "empty-source") and s.reason:
+            console.print(f"[bold]{s.site}[/] {s.verdict}: {_short(s.reason, 200)}")
+        if s.result is not None and s.result.bundle:
+            console.print(
+                f"  next: [bold]anchorpath author repair {s.site} --bundle {s.result.bundle}[/]"
+            )
+    console.print(
+        f"[dim]{result.seconds:.1f}s in all · exit {result.exit_code} (the most severe verdict)[/]"
+    )
+
+
+def _run_all_cmd(
+    patterns: tuple[str, ...],
+    workers: int | None,
+    executor_text: str,
+    selectors_dir: Path | None,
+    state_dir: Path | None,
+    full: bool,
+    config_file: Path | None,
+    quiet: bool,
+) -> None:
+    console = output_console()
+    try:
+        settings: Settings = load_settings(config_file)
+        spec = parse_executor(executor_text)
+        options = RunAllOptions(
+            patterns=patterns,
+            selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
+            state_dir=state_dir or Path(settings.paths.state_dir),
+            full=full,
+            workers=workers,
+            settings=settings,
+        )
+        pool = open_executor(spec)
+        try:
+            if quiet:
+                result = run_all(options, executor=pool)
+            else:
+                with Progress(
+                    SpinnerColumn(),
+                    TextColumn("[bold]{task.description}"),
+                    TextColumn("[dim]{task.fields[status]}"),
+                    TimeElapsedColumn(),
+                    console=console,
+                    transient=True,
+                ) as progress:
+                    result = run_all(options, executor=pool, progress=_AllDisplay(progress))
+        finally:
+            pool.close()
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    print_all_summary(result, console)
     raise SystemExit(result.exit_code)
 
 

@@ -106,11 +106,10 @@ def start_or_resume(
     frontier: Frontier,
     progress: Progress,
 ) -> tuple[Checkpoint, bool]:
-    """The checkpoint of the run to execute (one more attempt of an unfinished run, or a new
-    run), and whether it is resumed."""
+    """The checkpoint of the run to execute (an unfinished run, or a new run with no attempt
+    yet), and whether it is resumed."""
     cp = find_unfinished(options, sf.site.id, sf_sha, store, progress)
     if cp is not None:
-        cp.attempts += 1
         return cp, True
     cp = Checkpoint(
         run_id=new_run_id(),
@@ -120,5 +119,6 @@ def start_or_resume(
         selector_sha256=sf_sha,
         options=options_fingerprint(options),
         crawl=frontier.start().to_dict(),
+        attempts=0,  # each crawl of the run counts one attempt (see pipeline.crawl_site)
     )
     return cp, False

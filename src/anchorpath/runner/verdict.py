@@ -12,11 +12,12 @@ __all__ = ["COMMITTED", "VERDICTS", "DriftVerdict", "Verdict", "parse_verdict"]
 
 #: ``ok`` committed; ``empty-source`` the site listed nothing; ``drift`` quarantined by the
 #: gate; ``blocked`` the site refused; ``error`` nothing usable; ``accepted`` a drift run a
-#: person accepted later (``anchorpath accept``).
-Verdict = Literal["ok", "empty-source", "drift", "blocked", "error", "accepted"]
+#: person accepted later (``anchorpath accept``); ``replayed`` a run committed later by
+#: ``anchorpath replay --into store`` (its archived pages re-read with a newer selector file).
+Verdict = Literal["ok", "empty-source", "drift", "blocked", "error", "accepted", "replayed"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 #: Verdicts whose records are in the store (and whose statistics form the drift baseline).
-COMMITTED: tuple[Verdict, ...] = ("ok", "accepted")
+COMMITTED: tuple[Verdict, ...] = ("ok", "accepted", "replayed")
 #: The drift gate's answer about one run's data.
 DriftVerdict = Literal["ok", "drift"]
 

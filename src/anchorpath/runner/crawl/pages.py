@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +29,10 @@ from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
+    "ExtractedPage",
     "PageReader",
     "default_fetcher",
+    "extract_page",
     "login_wall",
     "site_config",
     "unreachable",
@@ -84,6 +86,65 @@ def login_wall(doc: Any, page: PageResult) -> Wall | None:
     return find_wall(doc)
 
 
+@dataclass(frozen=True)
+class ExtractedPage:
+    """One page's contribution to a run: its checkpoint entry, its records, and where the
+    crawl goes next."""
+
+    page: PageEntry
+    records: list[RecordEntry]
+    next_url: str | None
+    links: tuple[str, ...]
+
+
+def extract_page(
+    compiled: Any,
+    url: str,
+    final_url: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    charset: str | None,
+    *,
+    via: str,
+    source: str = "archive",
+) -> ExtractedPage:
+    """Parse and extract one page (no I/O): shared by live runs, resumes and ``replay``.
+    ``via`` is how the crawl reached the page (``start``, ``next``, ``follow``, ``url``).
+
+    Raises ``OriginBlocked`` for a login wall.
+    """
+    lower = {k.lower(): v for k, v in dict(headers).items()}
+    doc = parse_html(body, charset, plain=True)
+    pr = evaluate_page(compiled, doc, final_url or url)
+    wall = login_wall(doc, pr)
+    if wall is not None:
+        raise OriginBlocked(
+            f"{url}: {wall.kind} ({wall.evidence}) where the page's records should be",
+            url=url,
+            reason=wall.kind,
+        )
+    records = [
+        RecordEntry(rec.page_type, rec.url, dict(rec.values), tuple(rec.problems), via=via)
+        for rec in pr.records
+    ]
+    page = PageEntry(
+        url=url,
+        final_url=final_url,
+        status=status,
+        etag=lower.get("etag"),
+        last_modified=lower.get("last-modified"),
+        sha256=hashlib.sha256(body).hexdigest(),
+        page_type=pr.page_type,
+        records=len(pr.records),
+        record_root_count=pr.record_root_count,
+        anchors_present=dict(pr.anchors_present),
+        source=source,
+        charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
+    )
+    return ExtractedPage(page, records, pr.next_url, pr.links)
+
+
 class PageReader:
     """Reads a run's pages: replays archived ones, fetches the rest with a fetcher made by
     ``make_fetcher`` on first use (``fetcher`` is None until then)."""
@@ -128,35 +189,17 @@ class PageReader:
             body, headers, final_url, status = res.body, res.headers, res.final_url, res.status
             charset = res.charset
             source = "fetch"
-        lower = {k.lower(): v for k, v in dict(headers).items()}
-        doc = parse_html(body, charset, plain=True)
-        pr = evaluate_page(self.compiled, doc, final_url or item.url)
-        wall = login_wall(doc, pr)
-        if wall is not None:
-            raise OriginBlocked(
-                f"{item.url}: {wall.kind} ({wall.evidence}) where the page's records should be",
-                url=item.url,
-                reason=wall.kind,
-            )
-        for rec in pr.records:
-            cp.records.append(
-                RecordEntry(
-                    rec.page_type, rec.url, dict(rec.values), tuple(rec.problems), via=item.via
-                )
-            )
-        page = PageEntry(
-            url=item.url,
-            final_url=final_url,
-            status=status,
-            etag=lower.get("etag"),
-            last_modified=lower.get("last-modified"),
-            sha256=hashlib.sha256(body).hexdigest(),
-            page_type=pr.page_type,
-            records=len(pr.records),
-            record_root_count=pr.record_root_count,
-            anchors_present=dict(pr.anchors_present),
+        out = extract_page(
+            self.compiled,
+            item.url,
+            final_url,
+            status,
+            headers,
+            body,
+            charset,
+            via=item.via,
             source=source,
-            charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
         )
-        cp.pages.append(page)
-        return pr.next_url, pr.links
+        cp.records.extend(out.records)
+        cp.pages.append(out.page)
+        return out.next_url, out.links

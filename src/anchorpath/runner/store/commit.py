@@ -47,7 +47,6 @@ __all__ = [
     "record_key",
 ]
 
-#: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
 ACCEPT_PLAN = "accept.json"
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -281,6 +282,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._outer = False  # inside transaction(): commit_run uses savepoints
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
@@ -418,7 +420,7 @@ class Store:
         at = run.finished_at or run.started_at
         seen = seen or {}
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._begin()
             current = self.current(run.site) if events else {}
             for ev in events:
                 old = current.get(ev.key)
@@ -497,11 +499,99 @@ class Store:
                     run.accepted_at,
                 ),
             )
-            self._db.execute("COMMIT")
+            self._end()
         except (sqlite3.Error, KeyError) as exc:
+            self._abort()
+            raise StoreError(f"{self.path}: cannot commit run {run.id}: {exc}") from exc
+
+    # -- transactions -----------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        if self._outer:
+            self._db.execute("SAVEPOINT commit_run")
+        else:
+            self._db.execute("BEGIN IMMEDIATE")
+
+    def _end(self) -> None:
+        self._db.execute("RELEASE commit_run" if self._outer else "COMMIT")
+
+    def _abort(self) -> None:
+        if not self._db.in_transaction:
+            return
+        if self._outer:
+            self._db.execute("ROLLBACK TO commit_run")
+            self._db.execute("RELEASE commit_run")
+        else:
+            self._db.execute("ROLLBACK")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make every :meth:`commit_run` inside the block one transaction: all or nothing
+        (``replay --into store`` backfills several runs at once)."""
+        if self._outer:
+            raise StoreError(f"{self.path}: nested transaction")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot start a transaction: {exc}") from exc
+        self._outer = True
+        try:
+            yield
+        except BaseException:
+            self._outer = False
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
-            raise StoreError(f"{self.path}: cannot commit run {run.id}: {exc}") from exc
+            raise
+        self._outer = False
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot commit: {exc}") from exc
+
+    # -- history ----------------------------------------------------------------------------
+
+    def records_as_of(self, site: str, at: str) -> dict[str, StoredRecord]:
+        """The records of ``site`` as they were just before a run that started at ``at``
+        (SCD Type 2: versions valid then), by key."""
+        rows = self._query(
+            "SELECT id, key, values_json, content_hash, source_url, listed FROM records "
+            "WHERE site = ? AND valid_from < ? AND (valid_to IS NULL OR valid_to >= ?) ORDER BY id",
+            (site, at, at),
+        )
+        return {
+            k: StoredRecord(k, json.loads(v), h, i, src, bool(listed))
+            for i, k, v, h, src, listed in rows
+        }
+
+    def seed_records(
+        self, site: str, records: Mapping[str, StoredRecord], *, run_id: str, at: str
+    ) -> None:
+        """Write ``records`` as the current records of ``site`` with no event (a scratch
+        database starting from a point in another store's history)."""
+        try:
+            self._begin()
+            for key, rec in sorted(records.items()):
+                values = dict(rec.values)
+                self._db.execute(
+                    "INSERT INTO records (site, key, valid_from, valid_to, is_current, "
+                    "content_hash, values_json, selector_version, run_id, source_url, listed) "
+                    "VALUES (?, ?, ?, NULL, 1, ?, ?, NULL, ?, ?, ?)",
+                    (
+                        site,
+                        key,
+                        at,
+                        content_hash(values),
+                        canonical_json(values),
+                        run_id,
+                        rec.source_url,
+                        int(rec.listed),
+                    ),
+                )
+            self._end()
+        except sqlite3.Error as exc:
+            self._abort()
+            raise StoreError(f"{self.path}: cannot seed records: {exc}") from exc
 
     def dump(self, site: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
         """``records`` and ``events`` without run ids and timestamps, in a stable order.
