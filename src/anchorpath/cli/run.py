@@ -113,7 +113,7 @@ class _Display:
         elif kind == "phase":
             self.progress.update(self.task, status=str(data.get("name", "")))
         elif kind == "note":
-            self.progress.console.print(f"[yellow]{data.get('message')}[/]")
+            self.progress.console.print(f"[yellow]{_safe(data.get('message'))}[/]")
 
 
 def execute_run(
@@ -365,7 +365,7 @@ def run_cmd(
         started = time.monotonic()
         result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(exc)) from exc
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
@@ -625,7 +625,7 @@ def accept_cmd(
             by=by,
         )
     except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(exc)) from exc
     print_summary(result, console)
 
 
