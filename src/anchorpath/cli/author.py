@@ -158,8 +158,9 @@ def _load_pages(
     "seed_urls",
     multiple=True,
     metavar="URL",
-    help="The URL each file --seed stands for, in the same order (for page-type "
-    "matching and relative links).",
+    help="The URL each file --seed stands for, in the same order (for page-type matching, "
+    "start URL and relative links). Default: what the page says (<base href>, canonical "
+    "link, og:url), else asked in a session; without one the file cannot run.",
 )
 @click.option(
     "--examples",

@@ -52,6 +52,7 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
 from anchorpath.fetch.http import charset_of
+from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.gate import (
     baseline,
@@ -67,13 +68,12 @@ from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
-    COMMITTED,
-    REPLAYED,
     CommitPlan,
     commit_records,
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, Event, RunRow, Store, StoredRecord
+from anchorpath.runner.verdict import COMMITTED, Verdict
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import (
     dump_selector_file,
@@ -96,7 +96,7 @@ __all__ = [
 ]
 
 #: Verdicts of runs whose archived pages are replayed (blocked and error runs are partial).
-REPLAYABLE = ("ok", "accepted", REPLAYED, "drift", "empty-source")
+REPLAYABLE: tuple[Verdict, ...] = ("ok", "accepted", "replayed", "drift", "empty-source")
 
 
 class ReplayRefused(RunError):
@@ -159,8 +159,8 @@ class ArchivedOut:
     status: int
     etag: str | None
     location: str | None = None
-    page: dict[str, Any] | None = None
-    records: tuple[dict[str, Any], ...] = ()
+    page: PageEntry | None = None
+    records: tuple[RecordEntry, ...] = ()
     blocked: str | None = None
 
 
@@ -241,9 +241,9 @@ class ReplayedRun:
 
     run_id: str
     started_at: str
-    original_verdict: str
+    original_verdict: Verdict
     original_version: int | None
-    verdict: str = "error"
+    verdict: Verdict = "error"
     reason: str | None = None
     complete: bool = False
     pages: int = 0
@@ -254,8 +254,8 @@ class ReplayedRun:
     original_events: list[Event] = field(default_factory=list)
     stats: dict[str, Any] | None = None
     # what a commit needs (not reported)
-    _records: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    _pages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _records: list[RecordEntry] = field(default_factory=list, repr=False)
+    _pages: list[PageEntry] = field(default_factory=list, repr=False)
     _plan: CommitPlan | None = field(default=None, repr=False)
 
     @property
@@ -466,8 +466,8 @@ class _Replayer:
         # (a gone listing page is an error).
         gone = [url for url, status in failed if status in (404, 410) and not self._listing(url)]
         failed_lines = [f"{url}: HTTP {status}" for url, status in failed if url not in gone]
-        records: list[dict[str, Any]] = []
-        pages: list[dict[str, Any]] = []
+        records: list[RecordEntry] = []
+        pages: list[PageEntry] = []
         blocked: str | None = None
         for o in pages_out:
             src = o
@@ -481,19 +481,21 @@ class _Replayer:
                 blocked = src.blocked
                 break
             assert src.page is not None
-            page = dict(src.page)
-            page["url"] = asked.get(o.url, o.url)
-            page["final_url"] = o.url
-            page["status"] = o.status
-            page["source"] = "archive"
+            page = replace(
+                src.page,
+                url=asked.get(o.url, o.url),
+                final_url=o.url,
+                status=o.status,
+                source="archive",
+            )
             pages.append(page)
-            records += [dict(r) for r in src.records]
+            records += src.records
         self.remember(outs)
         rr.pages = len(pages)
         rr._records, rr._pages = records, pages
-        rr.records = sum(1 for r in records if r["page_type"] in emit)
+        rr.records = sum(1 for r in records if r.page_type in emit)
         invalid, bad = validate_records(self.validator, records)
-        invalid_emitted = [r for r in invalid if r["page_type"] in emit]
+        invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         rr.invalid = len(invalid_emitted)
         page_results = [page_result(p) for p in pages]
         stats = run_stats(sf, records, page_results)
@@ -751,7 +753,7 @@ def _backfill(
             original = originals[rr.run_id]
             row = replace(
                 original,
-                verdict=REPLAYED,
+                verdict="replayed",
                 selector_version=sf.version,
                 pages=rr.pages,
                 records=rr.records,
