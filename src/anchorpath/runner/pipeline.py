@@ -383,7 +383,7 @@ class _Run:
         quarantine, write the alert bundle for drift, then the change rate and the reports."""
         sf, verdict = self.sf, decision.verdict
         result.verdict, result.reason = verdict, decision.reason
-        result.drift = decision.drift.to_dict() if decision.drift is not None else None
+        result.drift = decision.drift
         finished = now()
         run_row = RunRow(
             id=cp.run_id,
