@@ -113,7 +113,7 @@ from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["CrawlJob", "CrawlOutcome", "crawl_site", "run_site"]
+__all__ = ["CrawlJob", "CrawlOutcome", "RunChecks", "check_records", "crawl_site", "run_site"]
 
 
 @dataclass
@@ -139,7 +139,29 @@ class CrawlOutcome:
     fetch_counters: dict[str, Any]
     #: the selector file itself failed (every page would fail alike): the run stopped
     fatal: str | None = None
+    #: validation and field statistics, computed where the crawl ran
+    checks: RunChecks | None = None
     seconds: float = 0.0
+
+
+@dataclass
+class RunChecks:
+    """A run's invalid records (with their problems), their indices, and its field
+    statistics: pure functions of its records and pages, so computed where it was crawled
+    (a Dask worker for ``run --all``), not in the process that holds the store."""
+
+    invalid: list[dict[str, Any]]
+    bad: set[int]
+    stats: Any
+
+
+def check_records(
+    sf: SelectorFile, records: list[dict[str, Any]], pages: list[dict[str, Any]]
+) -> RunChecks:
+    """Validate every record against its page type's schema and measure the run's fields."""
+    invalid, bad = validate_records(RecordValidator(sf.page_types), records)
+    stats = run_stats(sf, records, [page_result(p) for p in pages])
+    return RunChecks(invalid, bad, stats)
 
 
 def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progress) -> CrawlOutcome:
@@ -254,7 +276,8 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             reader.fetcher.close()
     cp.crawl = state.to_dict()
     cp.errors = fetch_errors
-    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal)
+    checks = check_records(sf, cp.records, cp.pages)
+    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks)
 
 
 class _Run:
@@ -282,7 +305,6 @@ class _Run:
             max_url_length=options.settings.fetch.max_url_length,
         )
         self.compiled = compile_selectors(sf)
-        self.validator = RecordValidator(sf.page_types)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
 
     # .. main ....................................................................................
@@ -316,7 +338,7 @@ class _Run:
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
         self.progress("phase", {"name": "checking"})
-        self._decide(cp, state, result, outcome.blocked, outcome.fatal)
+        self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
         return result
 
@@ -333,16 +355,17 @@ class _Run:
         result: RunResult,
         blocked: str | None,
         fatal: str | None = None,
+        checks: RunChecks | None = None,
     ) -> None:
         sf, emit, records = self.sf, self.emit, cp.records
-        page_results = [page_result(p) for p in cp.pages]
         result.records = sum(1 for r in records if r["page_type"] in emit)
 
-        invalid, bad = validate_records(self.validator, records)
+        if checks is None:
+            checks = check_records(sf, records, cp.pages)
+        invalid, bad, stats = checks.invalid, checks.bad, checks.stats
         invalid_emitted = [r for r in invalid if r["page_type"] in emit]
         result.invalid = len(invalid_emitted)
 
-        stats = run_stats(sf, records, page_results)
         stats_dict = stats.to_dict() if stats is not None else None
         history = baseline(self.store, sf, self.sf_path)
         drift_obj: Any = None
