@@ -108,7 +108,7 @@ class LLMConfig:
     top_p: float = 1.0
     max_tokens: int = 2048
     structured: str = "auto"
-    token_budget: int = 2500
+    token_budget: int = 1500
     perturbation_rounds: int = 1
     price_input: float = 0.0
     price_output: float = 0.0

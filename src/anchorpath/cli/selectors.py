@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
+from anchorpath._text import terminal_safe
 from anchorpath.cli.options import (
     check_charset,
     check_url,
@@ -130,7 +131,7 @@ def extract_cmd(
                 page_url = url or _declared(page, body, charset)
                 found = extract(sf, body, page_url, http_charset=charset, trace=trace)
             except AnchorpathError as exc:
-                raise click.ClickException(f"{page}: {exc}") from exc
+                raise click.ClickException(terminal_safe(f"{page}: {exc}")) from exc
         for w in caught:
             click.echo(f"{page}: warning: {w.message}", err=True)
         if compile_selectors(sf).page_type_for(page_url) is None:
@@ -158,8 +159,6 @@ def extract_cmd(
     else:
         from rich.markup import escape
         from rich.table import Table
-
-        from anchorpath._text import terminal_safe
 
         table = Table(show_lines=False)
         columns = []

@@ -52,26 +52,25 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
 from anchorpath.fetch.http import charset_of
+from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.gate import (
     baseline,
     gate,
     looks_empty,
 )
-from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import RunChecks, check_records
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
-    COMMITTED,
-    REPLAYED,
     CommitPlan,
     commit_records,
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, Event, RunRow, Store, StoredRecord
+from anchorpath.runner.verdict import COMMITTED, Verdict
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import (
     dump_selector_file,
@@ -94,7 +93,7 @@ __all__ = [
 ]
 
 #: Verdicts of runs whose archived pages are replayed (blocked and error runs are partial).
-REPLAYABLE = ("ok", "accepted", REPLAYED, "drift", "empty-source")
+REPLAYABLE: tuple[Verdict, ...] = ("ok", "accepted", "replayed", "drift", "empty-source")
 
 
 class ReplayRefused(RunError):
@@ -157,8 +156,8 @@ class ArchivedOut:
     status: int
     etag: str | None
     location: str | None = None
-    page: dict[str, Any] | None = None
-    records: tuple[dict[str, Any], ...] = ()
+    page: PageEntry | None = None
+    records: tuple[RecordEntry, ...] = ()
     blocked: str | None = None
 
 
@@ -235,8 +234,8 @@ class CheckJob:
     """One assembled run to validate and measure (its records and pages)."""
 
     sf_text: str
-    records: list[dict[str, Any]]
-    pages: list[dict[str, Any]]
+    records: list[RecordEntry]
+    pages: list[PageEntry]
 
 
 def check_run(progress: Progress, job: CheckJob) -> RunChecks:
@@ -257,9 +256,9 @@ class ReplayedRun:
 
     run_id: str
     started_at: str
-    original_verdict: str
+    original_verdict: Verdict
     original_version: int | None
-    verdict: str = "error"
+    verdict: Verdict = "error"
     reason: str | None = None
     complete: bool = False
     pages: int = 0
@@ -270,8 +269,8 @@ class ReplayedRun:
     original_events: list[Event] = field(default_factory=list)
     stats: dict[str, Any] | None = None
     # what a commit needs (not reported)
-    _records: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    _pages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _records: list[RecordEntry] = field(default_factory=list, repr=False)
+    _pages: list[PageEntry] = field(default_factory=list, repr=False)
     _gone: list[str] = field(default_factory=list, repr=False)
     _failed: list[str] = field(default_factory=list, repr=False)
     _blocked: str | None = field(default=None, repr=False)
@@ -415,7 +414,6 @@ class _Replayer:
         self.progress = progress
         self.max_in_flight = max_in_flight
         self.sf_text = dump_selector_file(sf)
-        self.validator = RecordValidator(sf.page_types)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
         self.history: dict[str, list[ArchivedOut]] = {}
@@ -484,8 +482,8 @@ class _Replayer:
         # (a gone listing page is an error).
         rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
         rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
-        records: list[dict[str, Any]] = []
-        pages: list[dict[str, Any]] = []
+        records: list[RecordEntry] = []
+        pages: list[PageEntry] = []
         for o in pages_out:
             src = o
             if o.status == 304:
@@ -498,17 +496,19 @@ class _Replayer:
                 rr._blocked = src.blocked
                 break
             assert src.page is not None
-            page = dict(src.page)
-            page["url"] = asked.get(o.url, o.url)
-            page["final_url"] = o.url
-            page["status"] = o.status
-            page["source"] = "archive"
+            page = replace(
+                src.page,
+                url=asked.get(o.url, o.url),
+                final_url=o.url,
+                status=o.status,
+                source="archive",
+            )
             pages.append(page)
-            records += [dict(r) for r in src.records]
+            records += src.records
         self.remember(outs)
         rr.pages = len(pages)
         rr._records, rr._pages = records, pages
-        rr.records = sum(1 for r in records if r["page_type"] in self.emit)
+        rr.records = sum(1 for r in records if r.page_type in self.emit)
         return rr
 
     def check(self, runs: list[ReplayedRun]) -> list[RunChecks]:
@@ -529,13 +529,13 @@ class _Replayer:
         return [c for c in out if c is not None]
 
     def decide(
-        self, rr: ReplayedRun, run: RunRow, checked: RunChecks, target: Store, state_dir: Path
+        self, rr: ReplayedRun, run: RunRow, checks: RunChecks, target: Store, state_dir: Path
     ) -> None:
         """The gate against ``target``'s history, then the commit into ``target``."""
         sf, emit = self.sf, self.emit
-        invalid_emitted = [r for r in checked.invalid if r["page_type"] in emit]
+        invalid_emitted = [r for r in checks.invalid if r.record.page_type in emit]
         rr.invalid = len(invalid_emitted)
-        stats = checked.stats
+        stats = checks.stats
         rr.stats = stats.to_dict() if stats is not None else None
         crawl_complete = _original_complete(run, state_dir) and not rr._failed and not rr.unresolved
         if rr._blocked:
@@ -555,7 +555,7 @@ class _Replayer:
             key_fields=list(sf.key),
             emit=sorted(emit),
             listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
-            bad=sorted(checked.bad),
+            bad=sorted(checks.bad),
             crawl_complete=crawl_complete,
             stats=rr.stats,
             gone=rr._gone,
@@ -789,7 +789,7 @@ def _backfill(
             original = originals[rr.run_id]
             row = replace(
                 original,
-                verdict=REPLAYED,
+                verdict="replayed",
                 selector_version=sf.version,
                 pages=rr.pages,
                 records=rr.records,

@@ -507,7 +507,7 @@ def propose(
     seeds: Sequence[SeedPage],
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 2500,
+    budget: int = 1500,
     perturbation_rounds: int = 1,
     max_fields: int = 12,
 ) -> Proposals:

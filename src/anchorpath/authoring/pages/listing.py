@@ -11,7 +11,13 @@ from typing import Any
 from lxml import etree
 
 from anchorpath._errors import AuthoringError, GroundingError
-from anchorpath.authoring.candidates.ground import DocIndex, Target, ground_value, norm
+from anchorpath.authoring.candidates.ground import (
+    DocIndex,
+    Target,
+    ground_value,
+    grounding_note,
+    norm,
+)
 from anchorpath.authoring.candidates.xpath_common import XCandidate
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
 from anchorpath.authoring.pages.records import (
@@ -143,9 +149,11 @@ def _ground_records(
                     rec[name] = []
                     continue
                 try:
-                    rec[name] = ground_value(
-                        ix, v, field=name, page=f"{s.source} (record {r + 1})", ftype=types[name]
-                    )
+                    where = f"{s.source} (record {r + 1})"
+                    rec[name] = ground_value(ix, v, field=name, page=where, ftype=types[name])
+                    note = grounding_note(rec[name], v, field=name, page=where)
+                    if note:
+                        problems.append(note)
                 except GroundingError as exc:
                     if strict:
                         raise

@@ -498,16 +498,33 @@ def _int(text: str) -> int | None:
     return int(t) if re.fullmatch(r"\d{1,5}", t) else None
 
 
+#: Ids of web-archive replay toolbars (Wayback Machine, pywb/webrecorder): their "Next
+#: capture" links lead to another capture of the same page, never to the next page.
+_ARCHIVE_TOOLBAR = re.compile(r"^(wm-ipp|wm-|_wb_|wb_|__wb|donato|playback)", re.IGNORECASE)
+_NEXT_LABEL = re.compile(r"^(next|다음)( page| 페이지|페이지)?( [»›>]|[»›>])?$")
+
+
+def _in_archive_toolbar(el: etree._Element) -> bool:
+    return any(_ARCHIVE_TOOLBAR.match(a.get("id") or "") for a in [el, *el.iterancestors()])
+
+
+def _means_next(label: str) -> bool:
+    """A link label or image alt that says "next page" and nothing else ("Next capture",
+    "Next article" do not)."""
+    text = norm(label)
+    return text in NEXT_WORDS or bool(_NEXT_LABEL.match(text))
+
+
 def _pagination_candidates(doc: etree._Element) -> list[str]:
     out = ["/descendant::a[@rel='next'][1]/@href", "/descendant::link[@rel='next'][1]/@href"]
     for a in doc.iter("a"):
-        if not a.get("href"):
+        if not a.get("href") or _in_archive_toolbar(a):
             continue
         text = xpath_space(itext(a))
         label = a.get("aria-label") or a.get("title") or ""
         if norm(text) in NEXT_WORDS and text:
             out.append(f"/descendant::a[normalize-space()={literal(text)}][1]/@href")
-        if label and any(w in norm(label) for w in ("next", "다음")):
+        if label and _means_next(label):
             out.append(
                 f"/descendant::a[@aria-label={literal(label)}][1]/@href"
                 if a.get("aria-label")
@@ -517,7 +534,7 @@ def _pagination_candidates(doc: etree._Element) -> list[str]:
             if c.lower() in ("next", "btn-next", "pg-next", "page-next", "pagination-next"):
                 out.append(f"/descendant::a[{class_predicate(c)}][1]/@href")
         img = a.find(".//img")
-        if img is not None and any(w in norm(img.get("alt") or "") for w in ("next", "다음")):
+        if img is not None and _means_next(img.get("alt") or ""):
             out.append(f"/descendant::a[img[@alt={literal(img.get('alt') or '')}]][1]/@href")
     # Numbered links: the current page (a non-link number, or aria-current/active) followed
     # by the link to the next number.

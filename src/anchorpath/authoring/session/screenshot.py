@@ -16,7 +16,7 @@ import shutil
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import lxml.html
 from lxml import etree
@@ -52,6 +52,8 @@ _OVERLAY = """
     layer.appendChild(box);
   }
   let n = 0;
+  const placed = [];
+  const area = {x0: 1e9, y0: 1e9, x1: 0, y1: 0};
   for (const el of document.querySelectorAll('[data-ap-mark]')) {
     const r = el.getBoundingClientRect();
     if (!r.width && !r.height) continue;
@@ -64,13 +66,39 @@ _OVERLAY = """
     layer.appendChild(box);
     const tag = document.createElement('div');
     tag.textContent = names.join(', ');
-    tag.style.cssText = `position:absolute;left:${r.left + sx - 2}px;` +
-      `top:${Math.max(0, r.top + sy - 18)}px;background:${color};color:#fff;` +
-      'font:bold 11px/15px sans-serif;padding:0 4px;border-radius:2px;white-space:nowrap;';
+    tag.style.cssText = `position:absolute;background:${color};color:#fff;` +
+      'font:bold 11px/15px sans-serif;padding:0 4px;border-radius:2px;white-space:nowrap;' +
+      'opacity:0.92;';
     layer.appendChild(tag);
+    // Inside the box, right-aligned, where the text leaves room; else above the box's top
+    // left corner, moved right past labels already placed there.
+    const w = tag.offsetWidth, h = 15;
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const t = range.getBoundingClientRect();
+    const room = r.right - Math.max(t.width ? t.right : r.left, r.left);
+    let x = r.left + sx - 2, y = Math.max(0, r.top + sy - h - 2);
+    if (room >= w + 10 && r.height >= h) {
+      x = r.right + sx - w - 3;
+      y = r.top + sy + Math.max(0, (Math.min(r.height, 40) - h) / 2);
+    }
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const p of placed) {
+        if (x < p.x + p.w + 2 && p.x < x + w + 2 && y < p.y + h && p.y < y + h) {
+          x = p.x + p.w + 4;
+          moved = true;
+        }
+      }
+    }
+    placed.push({x, y, w});
+    tag.style.left = `${x}px`;
+    tag.style.top = `${y}px`;
     n += 1;
+    area.x0 = Math.min(area.x0, r.left + sx, x); area.y0 = Math.min(area.y0, y);
+    area.x1 = Math.max(area.x1, r.right + sx, x + w); area.y1 = Math.max(area.y1, r.bottom + sy);
   }
-  return n;
+  return {n, area};
 }
 """
 
@@ -113,7 +141,11 @@ def _marked_html(
 
 
 def _shoot(
-    jobs: Sequence[tuple[str, Path]], colors: Mapping[str, str], executable: str, overlay: bool
+    jobs: Sequence[tuple[str, Path]],
+    colors: Mapping[str, str],
+    executable: str,
+    overlay: bool,
+    crop: bool = False,
 ) -> None:
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
@@ -134,16 +166,26 @@ def _shoot(
                 for html, out in jobs:
                     page = context.new_page()
                     page.set_content(html, wait_until="domcontentloaded", timeout=30_000)
-                    if overlay:
-                        page.evaluate(_OVERLAY, dict(colors))
+                    marks = page.evaluate(_OVERLAY, dict(colors)) if overlay else None
                     height = min(
                         MAX_HEIGHT, int(page.evaluate("document.documentElement.scrollHeight"))
                     )
-                    page.screenshot(
-                        path=str(out),
-                        clip={"x": 0, "y": 0, "width": WIDTH, "height": max(height, 200)},
-                        full_page=True,
-                    )
+                    clip: dict[str, float] = {
+                        "x": 0,
+                        "y": 0,
+                        "width": WIDTH,
+                        "height": max(height, 200),
+                    }
+                    if crop and marks and marks["n"]:
+                        b = marks["area"]
+                        y0 = max(0, b["y0"] - 24)
+                        clip = {
+                            "x": 0,
+                            "y": y0,
+                            "width": min(WIDTH, b["x1"] + 24),
+                            "height": min(MAX_HEIGHT, b["y1"] - y0 + 24),
+                        }
+                    page.screenshot(path=str(out), clip=cast(Any, clip), full_page=True)
                     page.close()
                 context.close()
             finally:
@@ -161,10 +203,12 @@ def render_highlights(
     overlay: bool = True,
     executable: str | None = None,
     stem: str = "seed",
+    crop: bool = False,
 ) -> list[Path]:
     """One PNG per seed in ``out_dir`` (``seed-1.png``, …); ``nodes[i]`` maps each field to the
     trace paths of its matched nodes on seed ``i``, ``roots[i]`` are record roots (dashed).
-    ``overlay=False`` gives the plain rendering (for comparison)."""
+    ``overlay=False`` gives the plain rendering (for comparison); ``crop`` cuts each PNG to
+    the outlined nodes (for documentation)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     names = list(dict.fromkeys(n for per in nodes for n in per))
     colors = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
@@ -176,7 +220,7 @@ def render_highlights(
 
     def run() -> None:
         try:
-            _shoot(jobs, colors, executable or chromium_executable(), overlay)
+            _shoot(jobs, colors, executable or chromium_executable(), overlay, crop)
         except BaseException as exc:  # handed to the caller's thread
             errors.append(exc)
 
