@@ -64,6 +64,8 @@ from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     InvalidRecord,
+    PageEntry,
+    RecordEntry,
     archived_pages,
     load_checkpoint,
     remove_checkpoint,
@@ -113,7 +115,7 @@ from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["CrawlJob", "CrawlOutcome", "crawl_site", "run_site"]
+__all__ = ["CrawlJob", "CrawlOutcome", "RunChecks", "check_records", "crawl_site", "run_site"]
 
 
 @dataclass
@@ -139,7 +141,28 @@ class CrawlOutcome:
     fetch_counters: dict[str, Any]
     #: the selector file itself failed (every page would fail alike): the run stopped
     fatal: str | None = None
+    #: validation and field statistics, computed where the crawl ran
+    checks: RunChecks | None = None
     seconds: float = 0.0
+
+
+@dataclass
+class RunChecks:
+    """A run's invalid records, their indices and its field statistics: pure functions of
+    its records and pages, so computed where it was crawled (a Dask worker for ``run --all``,
+    an executor task for ``replay``), not in the process that holds the store."""
+
+    invalid: list[InvalidRecord]
+    bad: set[int]
+    stats: RunStats
+
+
+def check_records(
+    sf: SelectorFile, records: list[RecordEntry], pages: list[PageEntry]
+) -> RunChecks:
+    """Validate every record against its page type's schema and measure the run's fields."""
+    invalid, bad = validate_records(RecordValidator(sf.page_types), records)
+    return RunChecks(invalid, bad, run_stats(sf, records, [page_result(p) for p in pages]))
 
 
 def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progress) -> CrawlOutcome:
@@ -254,7 +277,8 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             reader.fetcher.close()
     cp.crawl = state.to_dict()
     cp.errors = fetch_errors
-    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal)
+    checks = check_records(sf, cp.records, cp.pages)
+    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks)
 
 
 class _Run:
@@ -282,7 +306,6 @@ class _Run:
             max_url_length=options.settings.fetch.max_url_length,
         )
         self.compiled = compile_selectors(sf)
-        self.validator = RecordValidator(sf.page_types)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
 
     # .. main ....................................................................................
@@ -316,7 +339,7 @@ class _Run:
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
         self.progress("phase", {"name": "checking"})
-        self._decide(cp, state, result, outcome.blocked, outcome.fatal)
+        self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
         return result
 
@@ -333,14 +356,16 @@ class _Run:
         result: RunResult,
         blocked: str | None,
         fatal: str | None = None,
+        checks: RunChecks | None = None,
     ) -> None:
         """Gather what the verdict depends on, :func:`decide` it, then :meth:`_finish`."""
         sf, emit, records = self.sf, self.emit, cp.records
         result.records = sum(1 for r in records if r.page_type in emit)
-        invalid, bad = validate_records(self.validator, records)
+        if checks is None:
+            checks = check_records(sf, records, cp.pages)
+        invalid, bad, stats = checks.invalid, checks.bad, checks.stats
         invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
-        stats = run_stats(sf, records, [page_result(p) for p in cp.pages])
         history = baseline(self.store, sf, self.sf_path)
         result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
         decision = decide(
@@ -383,7 +408,7 @@ class _Run:
         quarantine, write the alert bundle for drift, then the change rate and the reports."""
         sf, verdict = self.sf, decision.verdict
         result.verdict, result.reason = verdict, decision.reason
-        result.drift = decision.drift.to_dict() if decision.drift is not None else None
+        result.drift = decision.drift
         finished = now()
         run_row = RunRow(
             id=cp.run_id,

@@ -58,13 +58,10 @@ from anchorpath.runner.drift.gate import (
     baseline,
     gate,
     looks_empty,
-    page_result,
-    run_stats,
-    validate_records,
 )
-from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.pipeline import RunChecks, check_records
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
@@ -232,6 +229,24 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
     return out
 
 
+@dataclass(frozen=True)
+class CheckJob:
+    """One assembled run to validate and measure (its records and pages)."""
+
+    sf_text: str
+    records: list[RecordEntry]
+    pages: list[PageEntry]
+
+
+def check_run(progress: Progress, job: CheckJob) -> RunChecks:
+    """Schema validation and drift statistics of one run: pure, so it runs on the executor
+    (the gate itself needs the store's history and stays in the submitting process)."""
+    sf, _ = _compiled(job.sf_text)
+    checks = check_records(sf, job.records, job.pages)
+    progress("checked", {"pages": len(job.pages)})
+    return checks
+
+
 # -- the replayed runs --------------------------------------------------------------------
 
 
@@ -256,6 +271,9 @@ class ReplayedRun:
     # what a commit needs (not reported)
     _records: list[RecordEntry] = field(default_factory=list, repr=False)
     _pages: list[PageEntry] = field(default_factory=list, repr=False)
+    _gone: list[str] = field(default_factory=list, repr=False)
+    _failed: list[str] = field(default_factory=list, repr=False)
+    _blocked: str | None = field(default=None, repr=False)
     _plan: CommitPlan | None = field(default=None, repr=False)
 
     @property
@@ -396,7 +414,6 @@ class _Replayer:
         self.progress = progress
         self.max_in_flight = max_in_flight
         self.sf_text = dump_selector_file(sf)
-        self.validator = RecordValidator(sf.page_types)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
         self.history: dict[str, list[ArchivedOut]] = {}
@@ -450,10 +467,9 @@ class _Replayer:
                     self.history.setdefault(o.url, []).insert(0, o)
                     needed.discard(o.url)
 
-    def replay_run(
-        self, run: RunRow, outs: list[ArchivedOut], target: Store, state_dir: Path
-    ) -> ReplayedRun:
-        sf, emit = self.sf, self.emit
+    def assemble(self, run: RunRow, outs: list[ArchivedOut]) -> ReplayedRun:
+        """A run's pages and records from its archived responses (304s resolved from the
+        runs assembled before it: call in the order the runs happened)."""
         rr = ReplayedRun(
             run.id,
             run.started_at,
@@ -464,11 +480,10 @@ class _Replayer:
         pages_out, asked, failed = _assemble(outs)
         # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
         # (a gone listing page is an error).
-        gone = [url for url, status in failed if status in (404, 410) and not self._listing(url)]
-        failed_lines = [f"{url}: HTTP {status}" for url, status in failed if url not in gone]
+        rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
+        rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
         records: list[RecordEntry] = []
         pages: list[PageEntry] = []
-        blocked: str | None = None
         for o in pages_out:
             src = o
             if o.status == 304:
@@ -478,7 +493,7 @@ class _Replayer:
                     continue
                 src = found
             if src.blocked:
-                blocked = src.blocked
+                rr._blocked = src.blocked
                 break
             assert src.page is not None
             page = replace(
@@ -493,22 +508,44 @@ class _Replayer:
         self.remember(outs)
         rr.pages = len(pages)
         rr._records, rr._pages = records, pages
-        rr.records = sum(1 for r in records if r.page_type in emit)
-        invalid, bad = validate_records(self.validator, records)
-        invalid_emitted = [r for r in invalid if r.record.page_type in emit]
+        rr.records = sum(1 for r in records if r.page_type in self.emit)
+        return rr
+
+    def check(self, runs: list[ReplayedRun]) -> list[RunChecks]:
+        """Validation and field statistics of every assembled run, on the executor."""
+        jobs = [CheckJob(self.sf_text, rr._records, rr._pages) for rr in runs]
+        out: list[RunChecks | None] = [None] * len(jobs)
+        for i, res in self.executor.run(
+            check_run,
+            jobs,
+            progress=self.progress,
+            io_bound=False,
+            max_in_flight=self.max_in_flight,
+            names=[f"check-{rr.run_id}" for rr in runs],
+        ):
+            if isinstance(res, BaseException):
+                raise RunError(f"run {runs[i].run_id}: replay check failed: {res}") from res
+            out[i] = res
+        return [c for c in out if c is not None]
+
+    def decide(
+        self, rr: ReplayedRun, run: RunRow, checks: RunChecks, target: Store, state_dir: Path
+    ) -> None:
+        """The gate against ``target``'s history, then the commit into ``target``."""
+        sf, emit = self.sf, self.emit
+        invalid_emitted = [r for r in checks.invalid if r.record.page_type in emit]
         rr.invalid = len(invalid_emitted)
-        page_results = [page_result(p) for p in pages]
-        stats = run_stats(sf, records, page_results)
+        stats = checks.stats
         rr.stats = stats.to_dict() if stats is not None else None
-        crawl_complete = _original_complete(run, state_dir) and not failed and not rr.unresolved
-        if blocked:
-            rr.verdict, rr.reason = "blocked", blocked
-        elif not pages:
+        crawl_complete = _original_complete(run, state_dir) and not rr._failed and not rr.unresolved
+        if rr._blocked:
+            rr.verdict, rr.reason = "blocked", rr._blocked
+        elif not rr._pages:
             rr.verdict = "error"
             rr.reason = "no archived page could be replayed" + (
-                f": {failed_lines[0]}" if failed_lines else ""
+                f": {rr._failed[0]}" if rr._failed else ""
             )
-        elif rr.records == 0 and looks_empty(pages):
+        elif rr.records == 0 and looks_empty(rr._pages):
             rr.verdict = "empty-source"
             rr.reason = "the archived pages listed no records"
         else:
@@ -518,18 +555,17 @@ class _Replayer:
             key_fields=list(sf.key),
             emit=sorted(emit),
             listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
-            bad=sorted(bad),
+            bad=sorted(checks.bad),
             crawl_complete=crawl_complete,
             stats=rr.stats,
-            gone=gone,
+            gone=rr._gone,
         )
         row = self._row(run, rr)
         if rr.verdict == "ok":
-            outcome = commit_records(target, row, records, rr._plan, page_rows(pages))
+            outcome = commit_records(target, row, rr._records, rr._plan, page_rows(rr._pages))
             rr.events, rr.complete = outcome.events, outcome.complete
         else:
             target.commit_run(row)
-        return rr
 
     def _row(self, run: RunRow, rr: ReplayedRun) -> RunRow:
         return RunRow(
@@ -663,10 +699,10 @@ def _replay(
             if r.started_at < t0:
                 scratch.commit_run(r)
         scratch.seed_records(site, store.records_as_of(site, t0), run_id="seed", at=t0)
-        replayed = []
-        for k, run in enumerate(window):
-            rr = rep.replay_run(run, per_run[k], scratch, options.state_dir)
-            replayed.append(rr)
+        replayed = [rep.assemble(run, per_run[k]) for k, run in enumerate(window)]
+        checked = rep.check(replayed)
+        for rr, run, chk in zip(replayed, window, checked, strict=True):
+            rep.decide(rr, run, chk, scratch, options.state_dir)
             report("run", {"run_id": run.id, "verdict": rr.verdict})
         end = window[-1].started_at
         final = scratch.current(site)

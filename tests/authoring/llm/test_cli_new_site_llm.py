@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel
@@ -34,6 +35,7 @@ def _args(shop: Shop, out: Path, *extra: str) -> list[str]:
     return args + list(extra)
 
 
+@pytest.mark.slow
 def test_field_names_only_matches_examples_path_and_reauthoring_makes_no_call(
     shop: Shop, tmp_path: Path
 ) -> None:

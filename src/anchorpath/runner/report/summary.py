@@ -194,7 +194,7 @@ def run_summary(
             }
             for e in result.events
         ],
-        "drift": result.drift,
+        "drift": result.drift.to_dict() if result.drift is not None else None,
         "field_stats": stats,
         "baseline_history": [b.to_dict() for b in baseline],
         "fetch": result.fetch_counters,
