@@ -150,6 +150,7 @@ def test_list_value_for_a_detail_field_hints_type_list(shop: Path) -> None:
     assert "--type author=list" in out
 
 
+@pytest.mark.slow
 def test_key_change_in_a_session_is_refused_unless_confirmed(
     shop: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,3 +164,42 @@ def test_key_change_in_a_session_is_refused_unless_confirmed(
     assert res.exit_code == 1
     assert "Change the key and write" in res.output
     assert load_selector_file(shop / "selectors" / "books.json").key == ("isbn",)
+
+
+def test_detail_added_after_a_list_follows_the_list_url_field() -> None:
+    from anchorpath.authoring.extend import add_page_type
+    from anchorpath.authoring.reports import AuthoringResult
+    from anchorpath.selectors.load import parse_selector_data
+    from anchorpath.selectors.model import FieldSpec, PageType
+
+    existing = parse_selector_data(
+        {
+            "schema_version": 1,
+            "site": {"id": "books", "name": "Books"},
+            "version": 1,
+            "fetch": {"start_urls": ["https://books.example/list/1.html"]},
+            "page_types": {
+                "list": {
+                    "match": "/list/",
+                    "record_root": "//li[@class='book']",
+                    "fields": {
+                        "title": {"xpath": "a", "type": "string"},
+                        "link": {"xpath": "a/@href", "type": "url"},
+                    },
+                }
+            },
+            "key": ["title"],
+        }
+    )
+    detail = PageType(
+        "detail",
+        "/book/",
+        {"isbn": FieldSpec.from_dict("isbn", {"xpath": "//td[1]", "type": "string"})},
+    )
+    ext = add_page_type(existing, AuthoringResult(detail, {}), key=["isbn"])
+    sf = ext.selector_file
+    assert sf.page_types["list"].follow == ("//li[@class='book']/a/@href",)
+    assert set(sf.page_types) == {"list", "detail"} and sf.key == ("isbn",)
+    assert ext.key_changed
+    assert any("follow: list -> detail" in d for d in ext.decisions)
+    assert sf.page_types["list"].emit is False  # its rows have no isbn

@@ -158,8 +158,9 @@ def _load_pages(
     "seed_urls",
     multiple=True,
     metavar="URL",
-    help="The URL each file --seed stands for, in the same order (for page-type "
-    "matching and relative links).",
+    help="The URL each file --seed stands for, in the same order (for page-type matching, "
+    "start URL and relative links). Default: what the page says (<base href>, canonical "
+    "link, og:url), else asked in a session; without one the file cannot run.",
 )
 @click.option(
     "--examples",
@@ -374,7 +375,7 @@ def new_site(
             "under the old key are withdrawn (once a complete crawl no longer finds them).",
             err=True,
         )
-    if rendered:
+    if rendered and yes:
         try:
             sf = _keep_snapshots(sf, pages, target, settings)
         except AnchorpathError as exc:
@@ -396,6 +397,10 @@ def new_site(
                 screenshots=screenshots,
                 open_images=open_images,
                 confirm_write="Change the key and write" if key_changed else None,
+                # rendered seeds are kept only when the file is written (quit leaves nothing)
+                prepare=(lambda f: _keep_snapshots(f, pages, target, settings))
+                if rendered
+                else None,
             )
     else:
         try:

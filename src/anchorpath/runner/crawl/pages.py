@@ -23,7 +23,7 @@ from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
-from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
+from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
@@ -32,7 +32,6 @@ from anchorpath.selectors.model import PageType, SelectorFile
 __all__ = [
     "ExtractedPage",
     "PageReader",
-    "PageRecord",
     "default_fetcher",
     "extract_page",
     "login_wall",
@@ -107,34 +106,13 @@ def login_wall(doc: Any, page: PageResult) -> Wall | None:
     return find_wall(doc)
 
 
-@dataclass
-class PageRecord:
-    """What one page contributed (kept in the checkpoint)."""
-
-    url: str
-    final_url: str
-    status: int
-    etag: str | None
-    last_modified: str | None
-    sha256: str
-    page_type: str | None
-    records: int
-    record_root_count: int | None
-    anchors_present: dict[str, bool]
-    source: str  # fetch | archive
-    charset_note: str | None = None  # the declared charset does not fit the bytes
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 @dataclass(frozen=True)
 class ExtractedPage:
-    """One page's contribution to a run: its :class:`PageRecord` (as a dict, as the checkpoint
-    keeps it), its records, and where the crawl goes next."""
+    """One page's contribution to a run: its checkpoint entry, its records, and where the
+    crawl goes next."""
 
-    page: dict[str, Any]
-    records: list[dict[str, Any]]
+    page: PageEntry
+    records: list[RecordEntry]
     next_url: str | None
     links: tuple[str, ...]
 
@@ -167,16 +145,10 @@ def extract_page(
             reason=wall.kind,
         )
     records = [
-        {
-            "page_type": rec.page_type,
-            "url": rec.url,
-            "via": via,
-            "values": dict(rec.values),
-            "problems": list(rec.problems),
-        }
+        RecordEntry(rec.page_type, rec.url, dict(rec.values), tuple(rec.problems), via=via)
         for rec in pr.records
     ]
-    page = PageRecord(
+    page = PageEntry(
         url=url,
         final_url=final_url,
         status=status,
@@ -190,7 +162,7 @@ def extract_page(
         source=source,
         charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
     )
-    return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
+    return ExtractedPage(page, records, pr.next_url, pr.links)
 
 
 class PageReader:
