@@ -23,6 +23,7 @@ from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem
+from anchorpath.runner.drift.template import template_fields, template_texts
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
@@ -157,6 +158,7 @@ class PageReader:
                 url=item.url,
                 reason=wall.kind,
             )
+        texts = template_texts(doc) if pr.records else None
         for rec in pr.records:
             cp.records.append(
                 {
@@ -164,6 +166,8 @@ class PageReader:
                     "url": rec.url,
                     "values": dict(rec.values),
                     "problems": list(rec.problems),
+                    # fields whose value is also the page's nav/header/footer text (drift gate)
+                    "template": template_fields(rec.values, texts) if texts else [],
                 }
             )
         page = PageRecord(

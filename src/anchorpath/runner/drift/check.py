@@ -126,6 +126,8 @@ from typing import Any
 
 from anchorpath.runner.drift.features import (
     FEATURE_LABELS,
+    affix_test,
+    boilerplate_test,
     constant_test,
     field_features,
     fisher,
@@ -144,8 +146,12 @@ from anchorpath.selectors.model import PageType, SelectorFile
 __all__ = [
     "DRIFT_THRESHOLD",
     "HARD_SCORE",
+    "MIN_BASELINE_RECORDS",
+    "MIN_BASELINE_RUNS",
     "DriftResult",
     "check_drift",
+    "example_records",
+    "is_young",
     "seed_baseline",
 ]
 
@@ -164,6 +170,14 @@ ANCHOR_WEIGHT = 2.0
 CONSTANT_SCORE = DRIFT_THRESHOLD
 #: Features scoring at least this are listed as evidence even when the field passes.
 EVIDENCE_SCORE = 1.5
+#: A baseline of fewer real (not seeded) runs than this, or fewer records of the field than
+#: :data:`MIN_BASELINE_RECORDS`, is *young*: its statistics are not trusted to decide. The
+#: statistical features are then compared with the selector file's fixtures or examples (the
+#: seeded pseudo-run) instead, or, without those, count as evidence only (capped at
+#: :data:`YOUNG_CAP`).
+MIN_BASELINE_RUNS = 2
+MIN_BASELINE_RECORDS = 6
+YOUNG_CAP = ANCHOR_WEIGHT
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,6 +279,8 @@ def check_drift(
         result.notes.append("no baseline yet: nothing to compare, run accepted as the first")
         return result
     qualify = len(stats.page_types) > 1
+    young_seeded: list[str] = []  # young baseline: statistics against the fixtures/examples
+    young_alone: list[str] = []  # young baseline, nothing seeded: statistics are evidence only
     for pt_name, cur in stats.page_types.items():
         base_pts = [b.page_types[pt_name] for b in baseline if pt_name in b.page_types]
         if not base_pts:
@@ -279,18 +295,43 @@ def check_drift(
         result.structural += s_evidence
         for fname, fcur in cur.fields.items():
             key = f"{pt_name}.{fname}" if qualify else fname
-            fbase = [b.fields[fname] for b in base_pts if fname in b.fields]
+            runs = [
+                (b.seeded, b.page_types[pt_name].fields[fname])
+                for b in baseline
+                if pt_name in b.page_types and fname in b.page_types[pt_name].fields
+            ]
+            fbase = [f for _, f in runs]
             if not fbase:
                 result.notes.append(f"field {key!r} has no baseline yet")
                 continue
+            real = [f for seeded, f in runs if not seeded]
+            seeds = [f for seeded, f in runs if seeded]
+            stat_base, cap = fbase, None
+            if len(real) < MIN_BASELINE_RUNS or sum(b.count for b in real) < MIN_BASELINE_RECORDS:
+                if seeds:
+                    stat_base = seeds
+                    young_seeded.append(key)
+                else:
+                    cap = YOUNG_CAP
+                    young_alone.append(key)
             evidence: list[str] = []
-            feats = field_features(fcur, fbase)
+            feats = field_features(fcur, stat_base)
             ps = [f.p for f in feats]
             p_field = min(1.0, len(ps) * min(ps), fisher(ps)) if ps else 1.0
             score = score_of(p_field)
+            if cap is not None:
+                score = min(score, cap)
             for f in sorted(feats, key=lambda f: -f.score):
                 if f.score >= EVIDENCE_SCORE:
                     evidence.append(f"{FEATURE_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
+            # template text added to every value, and a diverse field collapsing to one value
+            for test in (affix_test, boilerplate_test):
+                found = test(fcur, fbase, CONSTANT_SCORE, ANCHOR_WEIGHT)
+                if found is not None:
+                    t_score, t_line, weighed = found
+                    evidence.insert(0, t_line)
+                    # shared by two records only: a 100:1 weight on the field's other evidence
+                    score = score + t_score if weighed else max(score, t_score)
             # zero churn: the field's text never varied in the baseline and now did
             constant = constant_test(fcur, fbase, CONSTANT_SCORE)
             if constant is not None:
@@ -359,6 +400,17 @@ def check_drift(
             if score >= threshold:
                 result.fields[key] = evidence or [f"combined score {score:.1f}"]
         result.score = max(result.score, s_score)
+    real_runs = sum(1 for b in baseline if not b.seeded)
+    if young_seeded:
+        result.notes.append(
+            f"baseline too young for statistics ({real_runs} run(s)): {len(young_seeded)} "
+            "field(s) compared with the selector file's fixtures or examples instead"
+        )
+    if young_alone:
+        result.notes.append(
+            f"baseline too young for statistics ({real_runs} run(s)), no fixtures or examples: "
+            f"the statistics of {len(young_alone)} field(s) count as evidence only"
+        )
     # pages matching no page type at all
     base_pages = [(b.unmatched_pages, b.total_pages) for b in baseline if b.total_pages]
     if stats.total_pages and base_pages:
@@ -395,11 +447,15 @@ def seed_baseline(
     selector_file: SelectorFile, fixture_records: list[dict[str, Any]]
 ) -> list[RunStats]:
     """The first baseline: runs stored in the selector file's ``baseline.runs`` (if authoring
-    saved any) plus one pseudo-run built from the fixture records (page-level signals unknown)."""
+    saved any) plus one pseudo-run built from the fixture records (page-level signals unknown),
+    or, without fixture records, from the fields' ``examples`` (:func:`example_records`)."""
     out: list[RunStats] = []
     stored = selector_file.baseline.get("runs") if selector_file.baseline else None
     if isinstance(stored, list):
         out += [RunStats.from_dict(d) for d in stored if isinstance(d, Mapping)]
+    label = "fixtures"
+    if not fixture_records:
+        fixture_records, label = example_records(selector_file), "examples"
     groups: dict[str, list[dict[str, Any]]] = {}
     for rec in fixture_records:
         pt = _page_type_of(selector_file, rec)
@@ -409,7 +465,32 @@ def seed_baseline(
         seeded = merge_stats(
             field_stats(recs, selector_file.page_types[name], []) for name, recs in groups.items()
         )
+        if label == "examples":  # a field without examples has no reference: it does not vote
+            for name, pts in seeded.page_types.items():
+                spec = selector_file.page_types[name].fields
+                pts.fields = {f: fs for f, fs in pts.fields.items() if spec[f].examples}
         seeded.seeded = True
-        seeded.run_id = seeded.run_id or "fixtures"
+        seeded.run_id = seeded.run_id or label
         out.append(seeded)
     return out
+
+
+def example_records(selector_file: SelectorFile) -> list[dict[str, Any]]:
+    """Records rebuilt from the fields' ``examples`` (the seed values authoring kept): record
+    ``i`` of a page type holds every field's ``i``-th example."""
+    out: list[dict[str, Any]] = []
+    for pt in selector_file.page_types.values():
+        n = max((len(f.examples) for f in pt.fields.values()), default=0)
+        for i in range(n):
+            rec: dict[str, Any] = {"_page_type": pt.name}
+            for name, spec in pt.fields.items():
+                rec[name] = spec.examples[i] if i < len(spec.examples) else None
+            out.append(rec)
+    return out
+
+
+def is_young(runs: Sequence[RunStats]) -> bool:
+    """Too few real runs or records for the statistics to decide (see :data:`MIN_BASELINE_RUNS`)."""
+    real = [r for r in runs if not r.seeded]
+    records = sum(pt.records for r in real for pt in r.page_types.values())
+    return len(real) < MIN_BASELINE_RUNS or records < MIN_BASELINE_RECORDS
