@@ -292,6 +292,9 @@ def check_drift(
             result.notes.append(f"page type {pt_name!r}: no pages this run, not judged")
             continue
         s_score, s_evidence = _structural(pt_name, cur, base_pts)
+        # Did the baseline see any of this run's pages? (unknown: runs stored before)
+        seen_keys = {k for b in base_pts for k in b.page_keys}
+        same_pages = not seen_keys or not cur.page_keys or bool(seen_keys & set(cur.page_keys))
         result.structural += s_evidence
         for fname, fcur in cur.fields.items():
             key = f"{pt_name}.{fname}" if qualify else fname
@@ -334,6 +337,13 @@ def check_drift(
                     score = score + t_score if weighed else max(score, t_score)
             # zero churn: the field's text never varied in the baseline and now did
             constant = constant_test(fcur, fbase, CONSTANT_SCORE)
+            if constant is not None and sum(b.filled for b in fbase) < 2 and not same_pages:
+                # One observation of another page: nothing says its text is template text.
+                result.notes.append(
+                    f"field {key!r}: text differs from the one baseline value, seen on another "
+                    "page: not taken for replaced template text"
+                )
+                constant = None
             if constant is not None:
                 c_score, c_line = constant
                 if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:

@@ -159,6 +159,8 @@ def gate(
                 drift_obj.structural.insert(0, line)
     if drift_obj.verdict != "drift":
         return drift_obj, "ok", None
+    if not drift_obj.fields and drift_obj.structural:
+        return drift_obj, "drift", drift_obj.structural[0]
     names = sorted(drift_obj.fields) or ["page structure"]
     more = f" and {len(names) - 6} more" if len(names) > 6 else ""
     reason = f"{len(names)} field(s) off the baseline: " + (", ".join(names[:6]) + more)

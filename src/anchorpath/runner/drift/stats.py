@@ -135,6 +135,8 @@ class PageTypeStats:
     root_pages: int = 0  # pages with a record root
     root_total: int = 0  # record-root matches summed over those pages
     root_zero: int = 0  # pages where the record root matched nothing
+    # short hashes of the pages' URLs (sorted, at most MAX_VALUES): which pages the run saw
+    page_keys: list[str] = field(default_factory=list)
     fields: dict[str, FieldStats] = field(default_factory=dict)
 
     @classmethod
@@ -145,6 +147,7 @@ class PageTypeStats:
             root_pages=d.get("root_pages", 0),
             root_total=d.get("root_total", 0),
             root_zero=d.get("root_zero", 0),
+            page_keys=list(d.get("page_keys", [])),
             fields={k: FieldStats.from_dict(v) for k, v in d.get("fields", {}).items()},
         )
 
@@ -390,6 +393,7 @@ def field_stats(
         root_pages=len(roots),
         root_total=sum(roots),
         root_zero=sum(1 for r in roots if r == 0),
+        page_keys=sorted({_value_hash(p.url) for p in own})[:MAX_VALUES],
     )
     for name, spec in page_type.fields.items():
         pattern = None
