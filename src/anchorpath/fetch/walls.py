@@ -13,8 +13,8 @@ the page's main content:
     ``<aside>``, ``<footer>``, a ``<dialog>``, their ARIA roles, or a container named as page
     chrome — ``masthead``, ``dropdown``, ``headerAccount`` …) while the page has little other
     text: under :data:`WALL_MAX_TEXT` characters and at most :data:`WALL_MAX_BLOCKS`
-    paragraph-sized text blocks outside the form and the page chrome. Also: a redirect to a login URL that we did
-    not ask for.
+    paragraph-sized text blocks outside the form and the page chrome. Also: a redirect to a
+    login URL that we did not ask for.
 ``captcha``
     a challenge page: a challenge widget as an element (``g-recaptcha``/``h-captcha``/Turnstile
     classes, a challenge ``iframe``, Cloudflare's challenge form) or a known interstitial phrase

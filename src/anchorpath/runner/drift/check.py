@@ -96,6 +96,31 @@ Structural signals weigh heavily; they are not averaged away with the value feat
   anchor) whose label is still on the page gets :data:`ANCHOR_WEIGHT` taken off — the mirror
   of a lost label: the author declared that text content, and the template around it held.
 
+What real redesigns did (``bench/drift_real.py``, news sites 2005 → 2017) adds four signals:
+
+* **template text added** — most of this run's values (≥ 3 and more than half of the distinct
+  ones) share a token prefix or suffix that no baseline run's values shared (a site name
+  appended to every headline read from ``<title>``): ``CONSTANT_SCORE + log10 k``
+  (:func:`~anchorpath.runner.drift.features.affix_test`);
+* **boilerplate** — a field whose baseline values were all different repeats one value on
+  most records ("Share this on:" on every article): the same score
+  (:func:`~anchorpath.runner.drift.features.boilerplate_test`); shared by only two records,
+  either adds :data:`ANCHOR_WEIGHT` to the field's other evidence instead;
+* **shape distance** — the character-class profile (digit, punctuation, upper-case shares) as
+  a χ²(3) feature beside mean length and token shapes;
+* **template values** — the share of values that are the text of the page's navigation,
+  header or footer and of nothing in the content
+  (:mod:`anchorpath.runner.drift.template`), a one-sided share test.
+
+**Young baselines.** Fewer than :data:`MIN_BASELINE_RUNS` real runs or
+:data:`MIN_BASELINE_RECORDS` records of a field cannot estimate its statistics: the statistical
+features are then compared with the seeded pseudo-run — the selector file's fixtures, or the
+fields' ``examples`` (:func:`seed_baseline`) — or, with neither, count as evidence only
+(capped at :data:`YOUNG_CAP`). Share and length tests also carry the baseline estimate's own
+sampling variance, so a seed of three examples is held loosely. Zero churn needs either two
+agreeing baseline records or the same page (URL) seen before: one value seen on another page
+says nothing about template text.
+
 Why a policy score rather than a p-value for zero churn: with one value per run and a few runs,
 no frequency test can call a new value unlikely (after k unchanged runs, the rule of
 succession gives the next run a 1/(k+2) chance of change: p ≈ 0.17 at k = 4). Every break the

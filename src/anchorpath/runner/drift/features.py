@@ -118,9 +118,11 @@ def share_test(
         mu = expected
     total = sum(bn for _, bn in base)
     mu_s = (mu * total + 0.5) / (total + 1)  # smoothed: never exactly 0 or 1
-    # this run's sampling variance, the baseline estimate's own (small seeds are uncertain
-    # too), the between-run variance and the floor
-    var = between + mu_s * (1 - mu_s) * (1 / n + 1 / (total + 1)) + _TAU[name] ** 2
+    # this run's sampling variance, the between-run variance and the floor; an expectation
+    # estimated from the pooled baseline (Witten-Bell conformance) also carries its own
+    # sampling variance: from a seed of three examples it is a loose guess
+    own = 1 / (total + 1) if expected is not None else 0.0
+    var = between + mu_s * (1 - mu_s) * (1 / n + own) + _TAU[name] ** 2
     value = x / n
     z = (value - mu) / math.sqrt(var)
     if one_sided_drop:

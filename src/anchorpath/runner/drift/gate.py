@@ -2,8 +2,10 @@
 
 :mod:`anchorpath.runner.drift.check` holds the statistics and the test; this module feeds it one
 run's records and pages, builds the rolling baseline from the store's committed runs (seeded
-from the selector file's fixtures until three exist) and adds schema validation as evidence:
-more than :data:`INVALID_SHARE_DRIFT` of the records breaking their schema is drift too.
+from the selector file's fixtures or the fields' examples while it is young) and adds what only
+the run knows: schema validation (the invalid share's Wilson lower bound above
+:data:`INVALID_SHARE_DRIFT` is drift), pages that matched no page type, and page types whose
+pages gave no records where the baseline had some — never ``ok``, never a baseline.
 
 The gate imports its parts directly: a broken drift module fails the run, never passes it.
 """

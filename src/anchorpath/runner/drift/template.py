@@ -10,8 +10,9 @@ sidebar is still content). Template regions: ``<nav>``, ``<aside>``, the page's 
 banner/contentinfo), elements with the ARIA role ``navigation``, ``banner`` or
 ``contentinfo``, and elements whose ``id`` or ``class`` names them (``nav``, ``menu``,
 ``footer``, ``masthead``, ``breadcrumb``, ``sidebar``, also as camelCase words:
-``cnnOverlayMenu``; not ``header``, as often an article's headline block). The drift gate compares the share of such values with the baseline's: a field
-that always held a tab label is left alone, one that starts to is drift.
+``cnnOverlayMenu``; not ``header``, as often an article's headline block). The drift gate
+compares the share of such values with the baseline's: a field that always held a tab label is
+left alone, one that starts to is drift.
 
 Pure, on a parsed document; the sets of short element texts are built once per page.
 """
