@@ -17,7 +17,7 @@ compare its titles with every record of ``page3.records.csv``.
 The title column of a site is the first CSV column whose values are filled, distinct and
 visible in the page for most records (``lists/README.md``). Titles are compared after NFKC,
 white space collapsing and case folding, with ``?`` and non-ASCII letters dropped on both sides
-(the CSVs lost non-ASCII letters as ``?``). Per site: title precision, recall, F1 and record
+(the CSVs lost non-ASCII letters as ``?`` and some double quotes). Per site: title precision, recall, F1 and record
 counts (extracted / gold); authoring failures are listed with their messages and score 0.
 
 A second part measures *survival* on ``../shared/data/evolution/thesis_wrapper`` (a list page
@@ -76,9 +76,10 @@ def display(text: str) -> str:
 
 
 def key(text: str) -> str:
-    """Comparison key: NFKC, case folded, ``?`` and non-ASCII dropped, white space collapsed."""
+    """Comparison key: NFKC, case folded, ``?``, ``"`` and non-ASCII dropped (the CSVs lost
+    them), white space collapsed."""
     t = display(text).casefold()
-    t = "".join(ch for ch in t if ch.isascii() and ch != "?")
+    t = "".join(ch for ch in t if ch.isascii() and ch not in '?"')
     return _WS.sub(" ", t).strip()
 
 
@@ -127,16 +128,26 @@ class Page:
 class ListSite:
     name: str
     pages: list[Page]
-    column: int | None = None
+    column: Column | None = None  # the site's title column (None: no usable column)
+    columns: dict[str, Column] = field(default_factory=dict)  # per page, where columns shift
 
     def titles(self, page: Page) -> list[str]:
-        if self.column is None:
+        col = self.columns.get(page.name, self.column)
+        if col is None:
             return []
-        return [
-            display(r[self.column])
-            for r in page.rows
-            if self.column < len(r) and display(r[self.column])
-        ]
+        return [t for t in (cell(r, col) for r in page.rows) if t]
+
+
+#: A title column: CSV column indexes, the first filled one is the title (one index today).
+Column = tuple[int, ...]
+
+
+def cell(row: Sequence[str], col: Column) -> str:
+    for c in col:
+        v = display(row[c]) if c < len(row) else ""
+        if v:
+            return v
+    return ""
 
 
 def visible_text(doc: etree._Element) -> str:
@@ -152,21 +163,33 @@ def visible_text(doc: etree._Element) -> str:
     return display(" ".join(parts))
 
 
-def choose_column(pages: Sequence[Page]) -> int | None:
-    """First column filled, distinct and visible for most records (see lists/README.md);
-    distinctness is judged per page (the same product may be found by two keywords)."""
+_WORD = re.compile(r"[^\W\d_]{4,}")  # a word of four letters: not a number or a date
+_PRICE = re.compile(r"\d\.\d\d\b")
+
+
+def choose_column(pages: Sequence[Page]) -> Column | None:
+    """First column filled, distinct, visible and worded (not a bare number or price) for most
+    records (see lists/README.md); distinctness is judged per page (the same product may be
+    found by two keywords)."""
     width = max((len(r) for p in pages for r in p.rows), default=0)
-    for c in range(width):
-        n = filled = distinct = visible = 0
+    for col in [(c,) for c in range(width)]:
+        n = filled = distinct = visible = wordy = 0
         for p in pages:
-            vals = [display(r[c]) if c < len(r) else "" for r in p.rows]
+            vals = [cell(r, col) for r in p.rows]
             keys = [key(v) for v in vals if key(v)]
             n += len(vals)
             filled += len(keys)
             distinct += len(set(keys))
             visible += sum(1 for k in keys if k in p.visible)
-        if n and filled >= 0.6 * n and distinct >= 0.6 * filled and visible >= 0.6 * filled:
-            return c
+            wordy += sum(1 for v in vals if _WORD.search(v) and not _PRICE.search(v))
+        if (
+            n
+            and filled >= 0.6 * n
+            and distinct >= 0.6 * filled
+            and visible >= 0.6 * filled
+            and wordy >= 0.6 * filled
+        ):
+            return col
     return None
 
 
@@ -199,6 +222,15 @@ def load_lists(data: Path, only: Sequence[str] | None) -> list[ListSite]:
             pages.append(page)
         site = ListSite(name, pages)
         site.column = choose_column(pages)
+        if site.column is not None:
+            # Some sites' CSVs shift columns between pages (a badge column only on some): a
+            # page where the site's column is mostly empty or repeated gets its own.
+            for page in pages:
+                keys = [k for k in (key(cell(r, site.column)) for r in page.rows) if k]
+                usable = len(keys) >= 0.6 * len(page.rows) and len(set(keys)) >= 0.6 * len(keys)
+                col = None if usable else choose_column([page])
+                if col is not None and col != site.column:
+                    site.columns[page.name] = col
         sites.append(site)
     return sites
 
@@ -359,7 +391,7 @@ SYSTEMS = ("anchorpath", "autoscraper", "absolute")
 @dataclass
 class SiteResult:
     name: str
-    column: int | None
+    column: Column | None
     authored: Authored | None
     scores: dict[str, Score]
     note: str = ""

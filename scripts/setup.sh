@@ -14,6 +14,12 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
+# A Korean font, so the review session's screenshots of Korean pages show text, not boxes.
+if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=ko 2>/dev/null)" ]; then
+    echo "setup: installing a Korean font for screenshots (apt fonts-nanum)" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-nanum >/dev/null || true
+fi
 
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv

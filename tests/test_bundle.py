@@ -48,3 +48,42 @@ def test_unknown_format_is_refused_in_one_line(tmp_path: Path) -> None:
     shutil.rmtree(bundle)
     with pytest.raises(BundleError, match=r"bundle\.json: cannot read bundle file"):
         read_bundle(bundle)
+
+
+def test_prompt_md_is_a_ready_reauthoring_prompt(tmp_path: Path) -> None:
+    from anchorpath.demo.pages import detail_path
+
+    sf = json.loads(SELECTOR.read_text(encoding="utf-8"))
+    detail = sf["page_types"]["detail"]["fields"]["applicant"]
+    url = "http://127.0.0.1:8765" + detail_path("수2383-6-ND")
+    page = (
+        "<html><head><title>프레드니솔론</title></head><body><nav><a href='/'>홈</a></nav>"
+        "<div id='content'><h2>프레드니솔론 (Prednisolone)</h2><table>"
+        "<tr><th>신청업체</th><td>청림제약(주)</td></tr>"
+        "<tr><th>등록번호</th><td>수2383-6-ND</td></tr></table></div></body></html>"
+    )
+    write_bundle(
+        tmp_path / "bundle",
+        SELECTOR,
+        [(url.replace("8765", "9999"), b"<html>old</html>")],
+        [
+            {
+                "_url": url.replace("8765", "9999"),
+                "_page_type": "detail",
+                "applicant": "청림제약(주)",
+            }
+        ],
+        [(url, page.encode("utf-8"))],
+        failing_fields={"detail.applicant": ["anchor label missing on 1/1 pages"]},
+    )
+    prompt = (tmp_path / "bundle" / "prompt.md").read_text(encoding="utf-8")
+    assert "- **applicant** (page type `detail`, string)" in prompt
+    assert f"XPath that stopped working: `{detail['xpath']}`" in prompt
+    assert 'last good values: "청림제약(주)"' in prompt
+    assert "drift evidence: anchor label missing on 1/1 pages" in prompt
+    # the failing page as pruned Markdown (navigation gone), paired with its last good record
+    # although the site moved to another port
+    assert "| 신청업체 | 청림제약(주) |" in prompt and "홈" not in prompt
+    assert 'Last good values on this page:\n- applicant: "청림제약(주)"' in prompt
+    assert "What the old XPaths give on it now: applicant: nothing." in prompt
+    assert '"applicant": "…"' in prompt and "--llm" in prompt

@@ -1,4 +1,5 @@
-"""Package layout guards (see DEVELOPERS.md / STYLE.md: the ``selectors`` hazard)."""
+"""Package layout guards: the top-level ``selectors/`` folder holds data only, so that running
+from the repo root never shadows the standard library's ``selectors`` module."""
 
 from __future__ import annotations
 

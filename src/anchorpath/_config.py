@@ -63,6 +63,9 @@ class FetchConfig:
     robots_cache_ttl: float = 24 * 3600.0
     robots_max_bytes: int = 500 * 1024
     allow_private_networks: bool = False
+    # Link-local / cloud-metadata addresses or networks fetched anyway (comma-separated);
+    # allow_private_networks alone never opens 169.254.169.254.
+    allow_link_local: str = ""
     run_deadline: float = 3 * 3600.0
     conditional: bool = True
 
@@ -73,7 +76,15 @@ class PathsConfig:
 
     selectors_dir: str = "selectors"
     state_dir: str = ".anchorpath/state"
-    cache_dir: str = ".anchorpath/cache"
+    #: robots.txt and HTTP validator cache shared by runs and ``robots check --fetch``;
+    #: empty means ``<state_dir>/cache``.
+    cache_dir: str = ""
+
+    def cache_path(self, state_dir: str | Path | None = None) -> Path:
+        """``cache_dir`` if set, else ``cache`` inside ``state_dir`` (default: this one's)."""
+        if self.cache_dir:
+            return Path(self.cache_dir)
+        return Path(self.state_dir if state_dir is None else state_dir) / "cache"
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,7 @@ class LLMConfig:
     top_p: float = 1.0
     max_tokens: int = 2048
     structured: str = "auto"
-    token_budget: int = 2500
+    token_budget: int = 1500
     perturbation_rounds: int = 1
     price_input: float = 0.0
     price_output: float = 0.0

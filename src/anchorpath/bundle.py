@@ -5,6 +5,9 @@ Layout (``BUNDLE_DIR`` inside the run's directory)::
 
     bundle.json                     manifest: format, site, selector version, files, fields, command
     README.md                       the same for a human, with the next command
+    prompt.md                       a ready re-authoring prompt: broken fields, their last good
+                                    values, the failing pages as pruned Markdown, the XPaths
+                                    that stopped working (read it, or paste it into any model)
     selector.json                   byte copy of the selector file the run used
     failing_fields.json             {"fields": {field: [evidence, ...]}, "drift": {...}}
     last_good/index.json            [{"url", "file", "sha256"}] of the last good snapshots
@@ -22,8 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import shutil
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,8 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, BundleError
+from anchorpath.prune import PrunedPage, fit_budget, prune_page, template_chunks
+from anchorpath.prune.budget import field_terms
+from anchorpath.selectors.evaluate import ExtractionWarning, extract
 from anchorpath.selectors.load import parse_selector_data
-from anchorpath.selectors.model import SelectorFile
+from anchorpath.selectors.model import FieldSpec, SelectorFile
 
 __all__ = [
     "BUNDLE_DIR",
@@ -41,6 +49,7 @@ __all__ = [
     "Snapshot",
     "read_bundle",
     "repair_command",
+    "repair_prompt",
     "write_bundle",
 ]
 
@@ -48,6 +57,9 @@ __all__ = [
 BUNDLE_DIR = "bundle"
 #: ``format`` of ``bundle.json``; a reader refuses any other.
 BUNDLE_FORMAT = "anchorpath.bundle.v1"
+#: Failing pages shown in ``prompt.md``, and the Markdown tokens each may take.
+PROMPT_PAGES = 3
+PROMPT_BUDGET = 1500
 
 
 def repair_command(site: str, bundle: Path) -> str:
@@ -243,6 +255,15 @@ def write_bundle(
         }
         _dump(bundle / "bundle.json", manifest)
         (bundle / "README.md").write_text(_readme(manifest), encoding="utf-8")
+        prompt = repair_prompt(
+            selector_file_path.read_bytes(),
+            fields,
+            last_good_records,
+            failing,
+            structural=structural,
+            command=command,
+        )
+        (bundle / "prompt.md").write_text(prompt, encoding="utf-8")
     except OSError as exc:
         raise BundleError(f"{bundle}: cannot write the bundle: {exc}") from exc
     return manifest
@@ -271,6 +292,179 @@ def _readme(m: Mapping[str, Any]) -> str:
         "",
         "```sh",
         m["next_command"],
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------- prompt.md
+
+
+def _broken(sf: SelectorFile, names: Sequence[str]) -> list[tuple[str, FieldSpec]]:
+    """``(page type, spec)`` of each broken field (``page_type.field`` or a bare name); every
+    field of every page type when the gate named none (structural drift)."""
+    out: list[tuple[str, FieldSpec]] = []
+    for key in names:
+        pt_name, _, fname = key.rpartition(".")
+        for name, pt in sf.page_types.items():
+            if (not pt_name or pt_name == name) and fname in pt.fields:
+                out.append((name, pt.fields[fname]))
+    if not out:
+        out = [(n, f) for n, pt in sf.page_types.items() for f in pt.fields.values()]
+    return list(dict.fromkeys(out))
+
+
+def _path_query(url: str) -> str:
+    """A page's path and query: the same page on another origin (a moved or re-served site)
+    pairs with its last good snapshot."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.path + ("?" + parts.query if parts.query else "")
+
+
+def _prompt_pages(
+    sf: SelectorFile, pts: Sequence[str], failing: Sequence[tuple[str, bytes]], good: set[str]
+) -> list[tuple[str | None, str, bytes]]:
+    """Up to :data:`PROMPT_PAGES` failing pages, taken in turn from each broken page type,
+    pages with last good records first."""
+    queues: list[list[tuple[str | None, str, bytes]]] = []
+    for pt in pts:
+        rx = re.compile(sf.page_types[pt].match)
+        pages: list[tuple[str | None, str, bytes]] = [
+            (pt, u, b) for u, b in failing if rx.search(u)
+        ]
+        pages.sort(key=lambda page: _path_query(page[1]) not in good)
+        queues.append(pages)
+    out: list[tuple[str | None, str, bytes]] = []
+    while len(out) < PROMPT_PAGES and any(queues):
+        for q in queues:
+            if q and len(out) < PROMPT_PAGES:
+                out.append(q.pop(0))
+    if not out:
+        out = [(None, u, b) for u, b in failing[:PROMPT_PAGES]]
+    return out
+
+
+def _fence(text: str) -> str:
+    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks}markdown\n{text}\n{ticks}"
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def repair_prompt(
+    selector: bytes,
+    failing_fields: Mapping[str, Sequence[str]],
+    last_good_records: Sequence[Mapping[str, Any]],
+    failing: Sequence[tuple[str, bytes]],
+    *,
+    structural: Sequence[str] = (),
+    command: str = "",
+) -> str:
+    """A ready re-authoring prompt (Markdown) for a person or any model: the broken fields with
+    the XPaths that stopped working and their last good values, and up to
+    :data:`PROMPT_PAGES` failing pages (those with a last good record first) as pruned Markdown
+    within :data:`PROMPT_BUDGET` tokens each, with the answer format."""
+    try:
+        sf = parse_selector_data(json.loads(selector.decode("utf-8")), "selector.json")
+    except (AnchorpathError, ValueError) as exc:
+        return f"# Re-authoring prompt\n\nThe selector file cannot be read ({exc}).\n"
+    broken = _broken(sf, list(failing_fields))
+    pts = list(dict.fromkeys(pt for pt, _f in broken))
+    good_by_url: dict[str, list[Mapping[str, Any]]] = {}
+    for rec in last_good_records:
+        good_by_url.setdefault(_path_query(str(rec.get("_url", ""))), []).append(rec)
+    lines = [
+        f"# Re-authoring prompt: {sf.site.id} (selector version {sf.version})",
+        "",
+        "The pages of this site changed their template and the XPaths below stopped extracting "
+        "the right values. Read each failing page (pruned to Markdown below) and give, for every "
+        "broken field, its value on that page exactly as the page shows it (copy the text "
+        "verbatim; no reformatting, no guessing: `null` when the page does not show it).",
+        "",
+        "## Broken fields",
+        "",
+    ]
+    for pt_name, spec in broken:
+        evidence = failing_fields.get(f"{pt_name}.{spec.name}") or failing_fields.get(spec.name, [])
+        values = [
+            r.get(spec.name)
+            for r in last_good_records
+            if r.get("_page_type") in (pt_name, None) and r.get(spec.name) not in (None, "", [])
+        ]
+        examples = list(dict.fromkeys(_show(v) for v in values))[:5]
+        lines.append(f"- **{spec.name}** (page type `{pt_name}`, {spec.type})")
+        lines.append(f"  - XPath that stopped working: `{spec.xpath}`")
+        lines += [f"  - fallback: `{x}`" for x in spec.fallbacks]
+        if spec.anchor is not None and spec.anchor.value:
+            lines.append(f"  - it was anchored on the label {_show(spec.anchor.value)}")
+        if examples:
+            lines.append(f"  - last good values: {', '.join(examples)}")
+        lines += [f"  - drift evidence: {e}" for e in evidence]
+    lines += [f"- structural: {s}" for s in structural]
+    lines += ["", "## Failing pages", ""]
+    chosen = _prompt_pages(sf, pts, failing, set(good_by_url))
+    terms = field_terms([spec.name for _p, spec in broken])
+    pruned: list[PrunedPage | None] = []
+    for _pt, url, body in chosen:
+        try:
+            pruned.append(prune_page(body, url))
+        except AnchorpathError:
+            pruned.append(None)
+    template = template_chunks([p for p in pruned if p is not None])
+    answer: dict[str, dict[str, Any]] = {}
+    for k, ((page_pt, url, body), page) in enumerate(zip(chosen, pruned, strict=True), 1):
+        is_list = sf.page_types[page_pt].record_root is not None if page_pt else False
+        names = [spec.name for p, spec in broken if p == page_pt or page_pt is None]
+        lines += [f"### Page {k}: {url} (page type `{page_pt}`)", ""]
+        good = good_by_url.get(_path_query(url), [])
+        if good:
+            lines.append("Last good values on this page:")
+            for n in names:
+                vals = [r.get(n) for r in good if n in r]
+                if vals:
+                    lines.append(f"- {n}: {_show(vals if is_list else vals[0])}")
+            lines.append("")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExtractionWarning)
+            try:
+                now = extract(sf, body, url)
+            except AnchorpathError:
+                now = []
+        said = []
+        for n in names:
+            got = [r.values.get(n) for r in now]
+            filled = [v for v in got if v not in (None, "", [])]
+            if not filled:
+                said.append(f"{n}: nothing" + (f" on any of {len(got)} records" if is_list else ""))
+            else:
+                said.append(f"{n}: {_show(got if is_list else got[0])}")
+        lines += ["What the old XPaths give on it now: " + "; ".join(said) + ".", ""]
+        if page is None:
+            lines += ["(the page could not be parsed)", ""]
+        else:
+            fitted = fit_budget(page, PROMPT_BUDGET, terms, template)
+            lines += [_fence(fitted.markdown), ""]
+        answer[url] = {n: (["…", "…"] if is_list else "…") for n in names}
+    lines += [
+        "## Answer",
+        "",
+        "Answer with JSON only: per page URL, per broken field, the value as the page shows it"
+        " (on a list page, a list with one value per record, in page order; `null` where absent):",
+        "",
+        "```json",
+        json.dumps(answer, ensure_ascii=False, indent=2),
+        "```",
+        "",
+        "Then give the values to `anchorpath author repair` (or let it ask a configured model "
+        "with `--llm`); the repair is adopted only if it reproduces the last good records:",
+        "",
+        "```sh",
+        f"{command} --llm" if command else "anchorpath author repair SITE --bundle DIR --llm",
         "```",
         "",
     ]

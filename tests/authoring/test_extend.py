@@ -75,7 +75,8 @@ def test_key_change_explains_the_consequence_and_asks(shop: Path) -> None:
     code, out = author(*DETAIL, "--key", "title", "--yes")
     assert code == 0, out
     assert "key change: isbn -> title" in out
-    assert "withdraws all of them and issues every record again as new" in out
+    assert "all records are re-issued" in out
+    assert "issues every record again as new under the new key" in out
     assert load_selector_file(shop / "selectors" / "books.json").key == ("title",)
 
 
@@ -100,10 +101,13 @@ def test_seed_url_is_asked_in_a_session(shop: Path, monkeypatch: pytest.MonkeyPa
         p = shop / f
         p.write_text(p.read_text().replace('rel="canonical"', 'rel="author"'))
     runner = CliRunner()
-    answers = "https://books.example/book/1.html\nhttps://books.example/book/2.html\ny\n"
+    # the two URLs, then the review session: accept every field, write (empty lines)
+    answers = "https://books.example/book/1.html\nhttps://books.example/book/2.html\n" + "\n" * 12
     monkeypatch.setattr("anchorpath.cli.author._interactive", lambda yes: not yes, raising=True)
     res = runner.invoke(
-        main, ["author", "new-site", "books", *DETAIL, "--required", "isbn"], input=answers
+        main,
+        ["author", "new-site", "books", *DETAIL, "--required", "isbn", "--no-screenshots"],
+        input=answers,
     )
     assert res.exit_code == 0, res.output
     sf = load_selector_file(shop / "selectors" / "books.json")
@@ -144,3 +148,57 @@ def test_list_value_for_a_detail_field_hints_type_list(shop: Path) -> None:
     assert code == 1
     assert "'author' has several values but 'isbn' has one" in out
     assert "--type author=list" in out
+
+
+def test_key_change_in_a_session_is_refused_unless_confirmed(
+    shop: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert author(*DETAIL, "--required", "isbn", "--yes")[0] == 0
+    monkeypatch.setattr("anchorpath.cli.author._interactive", lambda yes: not yes)
+    res = CliRunner().invoke(
+        main,
+        ["author", "new-site", "books", *DETAIL, "--key", "title"],
+        input="a\na\na\na\nw\nn\nq\n",
+    )
+    assert res.exit_code == 1
+    assert "Change the key and write" in res.output
+    assert load_selector_file(shop / "selectors" / "books.json").key == ("isbn",)
+
+
+def test_detail_added_after_a_list_follows_the_list_url_field() -> None:
+    from anchorpath.authoring.extend import add_page_type
+    from anchorpath.authoring.reports import AuthoringResult
+    from anchorpath.selectors.load import parse_selector_data
+    from anchorpath.selectors.model import FieldSpec, PageType
+
+    existing = parse_selector_data(
+        {
+            "schema_version": 1,
+            "site": {"id": "books", "name": "Books"},
+            "version": 1,
+            "fetch": {"start_urls": ["https://books.example/list/1.html"]},
+            "page_types": {
+                "list": {
+                    "match": "/list/",
+                    "record_root": "//li[@class='book']",
+                    "fields": {
+                        "title": {"xpath": "a", "type": "string"},
+                        "link": {"xpath": "a/@href", "type": "url"},
+                    },
+                }
+            },
+            "key": ["title"],
+        }
+    )
+    detail = PageType(
+        "detail",
+        "/book/",
+        {"isbn": FieldSpec.from_dict("isbn", {"xpath": "//td[1]", "type": "string"})},
+    )
+    ext = add_page_type(existing, AuthoringResult(detail, {}), key=["isbn"])
+    sf = ext.selector_file
+    assert sf.page_types["list"].follow == ("//li[@class='book']/a/@href",)
+    assert set(sf.page_types) == {"list", "detail"} and sf.key == ("isbn",)
+    assert ext.key_changed
+    assert any("follow: list -> detail" in d for d in ext.decisions)
+    assert sf.page_types["list"].emit is False  # its rows have no isbn

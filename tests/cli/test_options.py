@@ -49,6 +49,8 @@ def invoke(*args: str) -> tuple[int, str]:
         (["--base-url", "127.0.0.1:18931"], "did you mean http://127.0.0.1:18931?"),
         (["--base-url", "http://127.0.0.1:18931/mirror/"], "has a path"),
         (["--url", "not-a-url"], "'not-a-url' is not an absolute http(s) URL"),
+        (["--url", "https://bob:pw@shop.example/item/1"], "carries credentials"),
+        (["--base-url", "http://bob:pw@127.0.0.1:1"], "carries credentials"),
         (
             ["--base-url", "http://127.0.0.1:18931", "--url", "https://other.example/item/1"],
             "neither the site's origin (https://shop.example) nor --base-url",
@@ -134,3 +136,37 @@ def test_extract_page_no_page_type_matches_exits_1(sel: Path, tmp_path: Path) ->
     code, out = _extract(sel, page, "--url", "https://shop.example/about")
     assert code == 1
     assert "no page type of" in out and "detail (/item/)" in out
+
+
+# -- one spelling per flag ------------------------------------------------------------------
+
+
+def _commands(group: click.Command, prefix: str = "") -> list[tuple[str, click.Command]]:
+    out = [(prefix.strip(), group)]
+    if isinstance(group, click.Group):
+        for name, sub in group.commands.items():
+            out += _commands(sub, f"{prefix} {name}")
+    return out
+
+
+def test_each_shared_flag_means_the_same_in_every_command() -> None:
+    """``--selectors`` is always a directory, ``-s`` always ``--selector-file`` (one file),
+    ``--state`` a directory and ``--config`` a file."""
+    expect = {
+        "--selectors": ("selectors_dir", False, True),
+        "--selector-file": ("selector_path", True, False),
+        "--state": ("state_dir", False, True),
+        "--config": ("config_file", True, False),
+    }
+    seen: set[str] = set()
+    for name, cmd in _commands(main):
+        for p in cmd.params:
+            if "-s" in p.opts:
+                assert p.opts == ["-s", "--selector-file"], name
+            for flag, (dest, file_ok, dir_ok) in expect.items():
+                if flag in p.opts:
+                    seen.add(flag)
+                    assert p.name == dest, (name, flag)
+                    assert isinstance(p.type, click.Path), (name, flag)
+                    assert (p.type.file_okay, p.type.dir_okay) == (file_ok, dir_ok), (name, flag)
+    assert seen == set(expect)

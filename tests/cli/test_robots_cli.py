@@ -109,3 +109,17 @@ def test_fetch_mode_refuses_loopback_by_default(tmp_path: Path) -> None:
         assert result.exit_code == 1
         assert "non-public address" in result.output
         assert server.paths() == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"\x89PNG\r\n\x1a\n\x00\x00IHDR", bytes(range(256)) * 4, b"%PDF-1.7\n"],
+)
+def test_binary_file_is_one_line(tmp_path: Path, body: bytes) -> None:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(body)
+    res = CliRunner().invoke(
+        main, ["robots", "check", "--robots", str(path), "--user-agent", "a", "http://x/"]
+    )
+    assert res.exit_code == 1
+    assert res.output == f"Error: {path}: not a robots.txt (binary content)\n"

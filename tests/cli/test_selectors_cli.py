@@ -110,3 +110,26 @@ def test_extract_missing_page_is_one_line_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["extract", "-s", str(sfp), str(tmp_path / "nope.html")])
     assert result.exit_code != 0
     assert "nope.html" in result.output
+
+
+def test_extract_table_strips_control_characters(tmp_path: Path) -> None:
+    sel = tmp_path / "notice.json"
+    sel.write_text(json.dumps(SF), encoding="utf-8")
+    page = tmp_path / "view.html"
+    evil = PAGE.replace("수100-1-ND", "수100-1-ND\x1b[2J\x1b[31m").encode("cp949")
+    page.write_bytes(evil)
+    res = CliRunner().invoke(
+        main,
+        [
+            "extract",
+            "-s",
+            str(sel),
+            "--url",
+            "http://127.0.0.1:9/view",
+            "--format",
+            "table",
+            str(page),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "수100-1-ND" in res.output

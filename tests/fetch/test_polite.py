@@ -23,6 +23,7 @@ from anchorpath._errors import (
 from anchorpath.fetch.events import FetchEvent
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.safety import check_address
 from anchorpath.fetch.testing import (
     FaultServer,
     big,
@@ -619,3 +620,74 @@ def test_hostname_is_pinned_to_the_checked_address(fetcher: PoliteFetcher) -> No
         assert hosts == {f"localhost:{server.port}"}
     finally:
         server.stop()
+
+
+# --------------------------------------------------------------------------- credentials, link-local
+
+
+def test_redirect_to_a_url_with_credentials_sends_nothing(fetcher: PoliteFetcher) -> None:
+    server = serve({"/a": redirect("/b"), "/b": ok()})
+    try:
+        target = server.base_url.replace("http://", "http://user:secret@") + "/b"
+        server.route("/a", redirect(target))
+        with pytest.raises(UnsafeRequest, match="carries credentials") as info:
+            fetcher.fetch(server.url("/a"))
+        assert "secret" not in str(info.value)
+        assert "/b" not in server.paths()
+        with pytest.raises(UnsafeRequest, match="carries credentials"):
+            fetcher.fetch(target)  # a start URL or link with credentials: same refusal
+        assert all("authorization" not in {k.lower() for k in r.headers} for r in server.requests)
+    finally:
+        server.stop()
+
+
+def test_link_local_refused_even_with_private_networks_allowed() -> None:
+    server = serve({"/a": redirect("http://169.254.169.254/latest/meta-data/"), "/b": ok()})
+    config = replace(CONFIG, allow_private_networks=True)
+    try:
+        with PoliteFetcher(config) as f:
+            with pytest.raises(UnsafeRequest, match="link-local or cloud-metadata") as info:
+                f.fetch(server.url("/a"))
+            assert "[fetch] allow_link_local" in str(info.value)
+            assert f.fetch(server.url("/b")).status == 200  # loopback itself is allowed
+    finally:
+        server.stop()
+
+
+def test_link_local_named_explicitly_is_allowed() -> None:
+    def resolver(host: str, port: int) -> list[str]:
+        return ["169.254.10.5"]
+
+    url = "http://device.local/status"
+    with pytest.raises(UnsafeRequest, match="link-local"):
+        check_address(url, allow_private=True, resolver=resolver)
+    assert check_address(
+        url, allow_private=True, resolver=resolver, allow_link_local="169.254.10.0/24"
+    ) == ["169.254.10.5"]
+    with pytest.raises(UnsafeRequest, match="link-local"):
+        check_address(
+            "http://169.254.169.254/", allow_private=True, allow_link_local="169.254.10.0/24"
+        )
+
+
+def test_loopback_refusal_names_both_ways_to_allow_it() -> None:
+    server = serve({"/a": ok()})
+    try:
+        config = replace(CONFIG, allow_private_networks=False)
+        with PoliteFetcher(config) as f, pytest.raises(UnsafeRequest) as info:
+            f.fetch(server.url("/a"))
+        assert "[fetch] allow_private_networks" in str(info.value)
+        assert "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS" in str(info.value)
+    finally:
+        server.stop()
+
+
+def test_connection_refused_leads_the_message() -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with PoliteFetcher(CONFIG) as f, pytest.raises(RobotsDisallowed) as info:
+        f.fetch(f"http://127.0.0.1:{port}/list")
+    assert str(info.value).startswith(f"cannot connect to 127.0.0.1:{port} (connection refused)")

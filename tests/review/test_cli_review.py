@@ -196,6 +196,14 @@ def test_diff_two_files(changed: Path) -> None:
         (["diff", "--git", "no-such-ref"], "Error: git: unknown revision 'no-such-ref'"),
         (["diff", "mfds-dmf@7", "mfds-dmf"], "Error: selectors/mfds-dmf.json: version 7 not found"),
         (
+            ["diff", "missing/old.json", "mfds-dmf"],
+            "Error: missing/old.json: no such selector file",
+        ),
+        (
+            ["diff", "--git", "main", "--state", "no-state"],
+            "Error: no-state: no such state directory",
+        ),
+        (
             ["diff", "nosite@1", "mfds-dmf"],
             "Error: selectors/nosite.json: no selector file for site 'nosite'",
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,75 @@ def test_state_without_runs_has_no_pages(tmp_path: Path, shop: Any) -> None:
 
     Store.in_state_dir(tmp_path).close()
     assert latest_run_pages(tmp_path, "shop", [shop.selector()]) == (None, ())
+
+
+def _state_with_run(tmp_path: Path, shop: Any, pages: dict[str, bytes]) -> Path:
+    from anchorpath.fetch.warc import WarcWriter
+    from anchorpath.runner.store.database import RunRow, Store
+
+    state = tmp_path / "state"
+    run_dir = state / "runs" / "shop" / "R2"
+    with WarcWriter(run_dir / "pages-01.warc.gz") as w:
+        for url, body in pages.items():
+            w.write_exchange(
+                url=url,
+                method="GET",
+                request_headers=[],
+                status=404 if url.endswith("gone") else 200,
+                reason="OK",
+                response_headers=[("Content-Type", "text/html; charset=utf-8")],
+                payload=body,
+            )
+    with Store.in_state_dir(state) as store:
+        for rid, started in (("R1", "2024-01-01T00:00:00Z"), ("R2", "2024-01-02T00:00:00Z")):
+            store.commit_run(
+                RunRow(
+                    rid,
+                    "shop",
+                    started,
+                    started,
+                    "drift",
+                    run_dir=str(state / "runs" / "shop" / rid),
+                )
+            )
+    return state
+
+
+def test_latest_run_pages_reads_its_warc(tmp_path: Path, shop: Any) -> None:
+    o = shop.ORIGIN
+    state = _state_with_run(
+        tmp_path,
+        shop,
+        {
+            f"{o}/item?id=A": shop.item_page("A", "Alpha", "1"),
+            f"{o}/item?id=gone": b"<html>404</html>",
+            f"{o}/robots.txt": b"User-agent: *",
+        },
+    )
+    run_id, pages = latest_run_pages(state, "shop", [shop.selector()])
+    assert run_id == "R2"
+    assert [(p.url, p.kind, p.source) for p in pages] == [(f"{o}/item?id=A", "run", "run R2")]
+
+
+def test_cli_diff_with_state_replays_the_run(tmp_path: Path, shop: Any) -> None:
+    from click.testing import CliRunner
+
+    from anchorpath.cli import main
+
+    state = _state_with_run(
+        tmp_path, shop, {f"{shop.ORIGIN}/item?id=A": shop.item_page("A", "Alpha", "1", "Acme")}
+    )
+    new = shop.data()
+    new["page_types"]["item"]["fields"]["name"]["xpath"] = (
+        "//th[.='Maker']/following-sibling::td[1]"
+    )
+    (tmp_path / "old.json").write_text(json.dumps(shop.data()), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps(new), encoding="utf-8")
+    res = CliRunner().invoke(
+        main,
+        ["diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--state", str(state)],
+    )
+    assert res.exit_code == 1, res.output
+    assert "replayed on 1 page of run R2: 1 value changed" in res.stdout
+    assert 'changed     A: "Alpha" → "Acme"' in res.stdout
+    assert "no pages to replay" not in res.stdout

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from anchorpath._config import PathsConfig, Settings
 from anchorpath._errors import RunError
 from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.fetch.result import FetchResult
@@ -420,3 +421,19 @@ def test_a_missing_drift_module_fails_the_run_command(tmp_path: Path, selectors_
     assert out.returncode != 0
     assert "anchorpath.runner.drift.check" in out.stderr
     assert not (tmp_path / "s" / "anchorpath.sqlite").exists()
+
+
+def test_paths_cache_dir_is_where_the_fetcher_caches(tmp_path: Path, selectors_dir: Path) -> None:
+    seen: list[Path] = []
+    inner = MockFetcher.factory(render_site(1))
+
+    def factory(config: Any, warc: Path, cache: Path, on_event: Any) -> Any:
+        seen.append(cache)
+        return inner(config, warc, cache, on_event)
+
+    state = tmp_path / "state"
+    run_site(RunOptions("synth", selectors_dir, state, base_url=ORIGIN), fetcher_factory=factory)
+    configured = Settings(paths=PathsConfig(cache_dir=str(tmp_path / "cache")))
+    opts = RunOptions("synth", selectors_dir, state, base_url=ORIGIN, settings=configured)
+    run_site(opts, fetcher_factory=factory)
+    assert seen == [state / "cache", tmp_path / "cache"]

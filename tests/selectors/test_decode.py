@@ -216,3 +216,14 @@ def test_parsing_utf8_bytes_directly_gives_the_same_tree_as_decoding_first(body:
     direct = etree.tostring(parse_html(body), encoding="unicode")
     via_text = etree.tostring(parse_html(text), encoding="unicode")
     assert direct == via_text
+
+
+def test_charset_mismatch_names_the_real_encoding() -> None:
+    from anchorpath.selectors.decode import charset_mismatch
+
+    body = "<html><body><td>원료의약품 등록번호</td></body></html>".encode("cp949")
+    note = charset_mismatch(body, "utf-8")
+    assert note is not None and note.startswith("declared utf-8, but the bytes are cp949")
+    assert charset_mismatch(body, "euc-kr") is None  # declaration fits (as cp949)
+    assert charset_mismatch(body, None) is None  # nothing declared: detection decides
+    assert charset_mismatch(b"<p>ok</p>", "utf-8") is None

@@ -40,6 +40,8 @@ def test_relative_or_missing_urls_declare_nothing() -> None:
         ("file:///tmp/x.html", False),
         ("http://", False),
         ("http://host:99999/", False),
+        ("http://host/a\x1b[2Jb", False),
+        ("http://host/a b", False),
     ],
 )
 def test_is_http_url(url: str, ok: bool) -> None:

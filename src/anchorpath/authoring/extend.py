@@ -164,12 +164,6 @@ def add_page_type(
                 )
         if follows:
             pt = replace(pt, follow=tuple(dict.fromkeys(follows)))
-        if not all(k in pt.fields for k in new_key):
-            pt = replace(pt, emit=False)
-            decisions.append(
-                f"{pt.name}: emit false (it lacks key field(s) {', '.join(new_key)}; a navigation"
-                " page)"
-            )
     else:
         for name, listing in others.items():
             if listing.record_root and not listing.follow:
@@ -184,6 +178,15 @@ def add_page_type(
                     )
     page_types[pt.name] = pt
     decisions.insert(0, f"page type {pt.name!r} {verb} (match {pt.match!r})")
+    keyed = [n for n, p in page_types.items() if all(k in p.fields for k in new_key)]
+    for name, p in list(page_types.items()):
+        if p.record_root and p.emit and name not in keyed and keyed:
+            # Its rows could not be identified: it leads to the records, it does not hold them.
+            page_types[name] = replace(p, emit=False)
+            decisions.append(
+                f"{name}: emit false (it lacks key field(s) {', '.join(new_key)}; a navigation"
+                " page)"
+            )
 
     missing = [k for k in new_key if not any(k in p.fields for p in page_types.values())]
     if missing:

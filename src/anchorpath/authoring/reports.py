@@ -49,6 +49,7 @@ class FieldReport:
     normalize: Normalize = field(default_factory=Normalize)
     ranking: tuple[CandidateScore, ...] = ()  # best first (at most 10)
     problems: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # also written to the field's metadata in the selector file
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ stop conditions) with ``render="browser"``: third-party requests and images, fon
 are blocked, and the DOM after scripts ran is kept. File seeds (saved pages) are decoded the
 way the runner decodes them (BOM, HTTP/meta charset, EUC-KR read as CP949, …), written as UTF-8
 to a temporary file and rendered with every request but the page itself blocked.
+:func:`keep_seeds` keeps each rendered DOM and a full-page screenshot next to the selector file.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.seeds import SeedPage, load_seed, seed_from_html
 from anchorpath.selectors.decode import decode_html
 
-__all__ = ["chromium_path", "render_seeds"]
+__all__ = ["chromium_path", "keep_seeds", "render_seeds"]
 
 _META_CHARSET = re.compile(
     rb"<meta[^>]+(?:charset\s*=|http-equiv\s*=\s*[\"']?content-type)[^>]*>", re.IGNORECASE
@@ -85,4 +86,55 @@ def render_seeds(
             renderer.close()
         if fetcher is not None:
             fetcher.close()
+    return out
+
+
+def keep_seeds(
+    pages: Sequence[SeedPage], directory: Path, settings: Settings
+) -> dict[str, tuple[Path, Path | None]]:
+    """Write each seed's rendered DOM (``<k>-<sha12>.html``) and a full-page screenshot
+    (``.png``) to ``directory``; returns ``{seed sha256: (html path, png path or None)}``.
+
+    The screenshot is taken of the DOM already rendered, offline (every request blocked), so
+    keeping it costs the site nothing.
+    """
+    from anchorpath.fetch.browser import BrowserRenderer
+    from anchorpath.fetch.polite import user_agent_string
+
+    out: dict[str, tuple[Path, Path | None]] = {}
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AuthoringError(f"{directory}: cannot keep seed snapshots: {exc}") from exc
+    renderer = BrowserRenderer(
+        user_agent=user_agent_string(settings.fetch),
+        timeout=settings.fetch.total_timeout,
+        allow_request=lambda page, url: url == page,
+        executable_path=chromium_path(),
+        screenshots=True,
+    )
+    try:
+        for k, page in enumerate(pages):
+            stem = f"{k + 1}-{page.sha256[:12]}"
+            html_path = directory / f"{stem}.html"
+            body = page.html
+            if not re.search(r"<meta[^>]+charset", body[:2048], re.IGNORECASE):
+                body = '<meta charset="utf-8">' + body
+            png_path: Path | None = directory / f"{stem}.png"
+            try:
+                html_path.write_text(body, encoding="utf-8")
+                shot = renderer.render(html_path.resolve().as_uri()).screenshot
+                if shot:
+                    png_path.write_bytes(shot)  # type: ignore[union-attr]
+                else:
+                    png_path = None
+            except OSError as exc:
+                raise AuthoringError(f"{html_path}: cannot keep seed snapshot: {exc}") from exc
+            out[page.sha256] = (html_path, png_path)
+    except AnchorpathError as exc:
+        if isinstance(exc, AuthoringError):
+            raise
+        raise AuthoringError(f"cannot keep seed snapshots: {exc}") from exc
+    finally:
+        renderer.close()
     return out

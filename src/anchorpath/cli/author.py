@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from dataclasses import replace
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import terminal_safe
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -158,8 +158,9 @@ def _load_pages(
     "seed_urls",
     multiple=True,
     metavar="URL",
-    help="The URL each file --seed stands for, in the same order (for page-type "
-    "matching and relative links).",
+    help="The URL each file --seed stands for, in the same order (for page-type matching, "
+    "start URL and relative links). Default: what the page says (<base href>, canonical "
+    "link, og:url), else asked in a session; without one the file cannot run.",
 )
 @click.option(
     "--examples",
@@ -241,7 +242,16 @@ def _load_pages(
     type=click.Path(file_okay=False),
     help="Directory for NAME.json (default: the configured selectors directory).",
 )
-@click.option("--yes", is_flag=True, help="Write the file without asking.")
+@click.option(
+    "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."
+)
+@click.option(
+    "--screenshots/--no-screenshots",
+    default=True,
+    show_default=True,
+    help="In the session: a PNG per seed with every field's matched nodes outlined (Chromium).",
+)
+@click.option("--open", "open_images", is_flag=True, help="Open the screenshots in a viewer.")
 def new_site(
     name: str,
     seeds: tuple[str, ...],
@@ -260,6 +270,8 @@ def new_site(
     mutation_seed: int,
     out_dir: str | None,
     yes: bool,
+    screenshots: bool,
+    open_images: bool,
 ) -> None:
     """Author a new site's selector file from seed pages, with example values or an LLM.
 
@@ -291,7 +303,7 @@ def new_site(
     from anchorpath._config import load_settings
     from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.selectors.load import dump_selector_file, load_selector_file, save_selector_file
+    from anchorpath.selectors.load import load_selector_file, save_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
@@ -305,10 +317,14 @@ def new_site(
         )
     failed: dict[str, str] = {}
     llm_client: Any = None
+    examples: dict[str, Any] | None = None
     try:
         settings = load_settings()
         target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
         existing = load_selector_file(target) if target.is_file() else None
+        rendered = render == "browser" or (
+            render is None and any(s.startswith(("http://", "https://")) for s in seeds)
+        )
         pages = _load_pages(seeds, seed_urls, render, settings)
         pages = _ask_missing_urls(pages, interactive=_interactive(yes))
         urls_unknown = [p.source for p in pages if not p.url_known]
@@ -354,22 +370,47 @@ def new_site(
     if key_changed and existing is not None:
         click.echo(
             f"key change: {', '.join(existing.key)} -> {', '.join(sf.key)}. Every stored record "
-            "of this site was identified by the old key: the next run withdraws all of them and "
-            "issues every record again as new under the new key.",
+            "of this site was identified by the old key: all records are re-issued — the next "
+            "run issues every record again as new under the new key, and the records stored "
+            "under the old key are withdrawn (once a complete crawl no longer finds them).",
             err=True,
         )
+    if rendered:
+        try:
+            sf = _keep_snapshots(sf, pages, target, settings)
+        except AnchorpathError as exc:
+            raise click.ClickException(str(exc)) from exc
     if not yes:
-        if not _interactive(yes):
-            click.echo(dump_selector_file(sf), nl=False)
-            raise click.ClickException(f"not written: pass --yes to write {target}")
-        question = "Change the key and write" if key_changed else "Write"
-        if not click.confirm(f"{question} {target}?", default=not key_changed):
-            raise click.ClickException("not written")
-    try:
-        saved = save_selector_file(sf, target)
-    except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"wrote {target} (version {saved.version})")
+        from anchorpath.cli.author_session import review_and_write, session_source
+
+        with session_source(examples, llm_client is not None, settings, name) as source:
+            review_and_write(
+                sf,
+                result.page_type.name,
+                pages,
+                target,
+                reports=result.fields,
+                problems=result.problems,
+                source=source,
+                mutation_seed=mutation_seed,
+                changed=list(result.page_type.fields),
+                screenshots=screenshots,
+                open_images=open_images,
+                confirm_write="Change the key and write" if key_changed else None,
+            )
+    else:
+        try:
+            saved = save_selector_file(sf, target)
+        except AnchorpathError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"wrote {target} (version {saved.version})")
+    _warn_unrunnable(target, unrunnable, urls_unknown)
+    if failed:
+        click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
+        sys.exit(EXIT_PARTIAL)
+
+
+def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) -> None:
     if unrunnable:
         click.echo(
             f"WARNING: {target} cannot run until its URLs are set: no URL is known for "
@@ -379,9 +420,6 @@ def new_site(
             "`anchorpath run` refuses it until then.",
             err=True,
         )
-    if failed:
-        click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
-        sys.exit(EXIT_PARTIAL)
 
 
 def _interactive(yes: bool) -> bool:
@@ -433,7 +471,10 @@ def _print_result(
     sf: Any, result: Any, key_why: str, decisions: tuple[str, ...], pages: list[Any]
 ) -> None:
     pt = result.page_type
-    echo = functools.partial(click.echo, err=True)
+
+    def echo(text: str) -> None:  # seeds, XPaths and values come from pages
+        click.echo(terminal_safe(text), err=True)
+
     echo(
         f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
         f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
@@ -461,6 +502,26 @@ def _print_result(
         emit = "" if other.emit else ", emit false"
         follow = f", follow {' | '.join(other.follow)}" if other.follow else ""
         echo(f"  page type {other.name} ({what}{emit}): match {other.match!r}{follow}")
+
+
+def _keep_snapshots(sf: Any, pages: list[Any], target: Path, settings: Any) -> Any:
+    """Keep each rendered seed (DOM + full-page screenshot) under ``.seeds/<site>/`` next to
+    the selector file, and name the DOM snapshot in provenance."""
+    import os
+
+    from anchorpath.authoring.seeds_render import keep_seeds
+    from anchorpath.selectors.model import Seed
+
+    kept = keep_seeds(pages, target.parent / ".seeds" / sf.site.id, settings)
+    seeds = []
+    for s in sf.provenance.seeds:
+        if s.sha256 in kept:
+            rel = os.path.relpath(kept[s.sha256][0], target.parent)
+            s = Seed(s.url, s.sha256, Path(rel).as_posix())
+        seeds.append(s)
+    for html_path, png in kept.values():
+        click.echo(f"  kept seed {html_path}" + (f" and {png.name}" if png else ""), err=True)
+    return replace(sf, provenance=replace(sf.provenance, seeds=tuple(seeds)))
 
 
 def _author_llm(
@@ -492,7 +553,10 @@ def _author_llm(
         )
     finally:
         client.close()
-    echo = functools.partial(click.echo, err=True)
+
+    def echo(text: str) -> None:  # seeds, XPaths and values come from pages
+        click.echo(terminal_safe(text), err=True)
+
     props = out.proposals
     for sp in props.pages:
         echo(
@@ -511,12 +575,24 @@ def _author_llm(
     for p in props.problems:
         if "not found" not in p:
             echo(f"  note: {p}")
-    echo(f"  LLM: {client.ledger.totals.summary()}; ledger {ledger_path(settings, sid)}")
+    n_s, rounds = len(pages), settings.llm.perturbation_rounds
+    per = ", ".join(f"{k} {v}" for k, v in sorted(client.ledger.by_purpose.items()))
+    echo(
+        f"  LLM: {client.ledger.totals.summary()}"
+        + (
+            f" ({per}; bound n_s + p*n_s + 1 = {n_s + rounds * n_s + 1} plus re-asks)"
+            if per
+            else ""
+        )
+        + f"; ledger {ledger_path(settings, sid)}"
+    )
     return out.result, out.failed, client
 
 
 from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last
+from anchorpath.cli.author_session import edit_cmd  # noqa: E402
 
 author_group.add_command(repair_cmd)
+author_group.add_command(edit_cmd)
 
 COMMANDS = [author_group]

@@ -9,8 +9,35 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError
+from anchorpath.cli.options import selectors_option
 
 __all__ = ["repair_cmd"]
+
+
+def _with_llm(result: Any, bundle: Any, site: str) -> Any:
+    """The LLM step for page types the LLM-free repair left unverified (none: unchanged)."""
+    from anchorpath._config import load_settings
+    from anchorpath.authoring.llm import make_client
+    from anchorpath.authoring.repair.llm import llm_repair, unverified_page_types
+
+    todo = unverified_page_types(result, bundle)
+    if not todo:
+        click.echo("--llm: every page type verified without the model; no LLM call", err=True)
+        return result
+    settings = load_settings()
+    client = make_client(settings, site)
+    try:
+        click.echo(f"--llm: asking {client.model} about page type(s) {', '.join(todo)}", err=True)
+        result = llm_repair(
+            result,
+            client,
+            budget=settings.llm.token_budget,
+            perturbation_rounds=settings.llm.perturbation_rounds,
+        )
+        click.echo(f"  LLM: {client.ledger.totals.summary()}", err=True)
+    finally:
+        client.close()
+    return result
 
 
 @click.command("repair")
@@ -23,19 +50,20 @@ __all__ = ["repair_cmd"]
     metavar="PATH",
     help="The drift run's bundle directory (or its bundle.json).",
 )
+@selectors_option
 @click.option(
-    "--selectors",
-    "selectors_dir",
-    default=None,
-    type=click.Path(file_okay=False),
-    metavar="DIR",
-    help="Selectors directory holding SITE.json (default: the one the drifted run used, "
-    "else the configured one).",
+    "--llm",
+    "use_llm",
+    is_flag=True,
+    help="Where the last good values are not on the failing pages, ask the configured model "
+    "for the broken page types' fields (same guards as authoring).",
 )
 @click.option("--dry-run", is_flag=True, help="Print the repair and its check; write nothing.")
 @click.option("--yes", is_flag=True, help="Write the repaired file without asking.")
-def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool, yes: bool) -> None:
-    """Repair SITE's selector file from a drift alert's bundle, without an LLM.
+def repair_cmd(
+    site: str, bundle: str, selectors_dir: Path | None, use_llm: bool, dry_run: bool, yes: bool
+) -> None:
+    """Repair SITE's selector file from a drift alert's bundle (an LLM only with --llm).
 
     The flow: a daily `anchorpath run SITE` ends with exit 3 (drift) and writes
     RUN_DIR/bundle (the selector file it used, the last good snapshots and their records, the
@@ -54,8 +82,27 @@ def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool,
          field, after normalisation). Otherwise it exits 1 naming the fields
          it could not reproduce, and writes nothing.
 
+    With --llm, page types the steps above could not verify (no failing snapshot pairs with
+    a last good record: a list page whose records all changed, detail pages of other
+    records; or fields not reproduced) go to the configured model: it proposes every field's
+    value on up to three failing snapshots (verbatim guard, perturbation grounding, response
+    cache, cost ledger), fields whose old XPath gives the same values stay, the others are
+    re-authored, keeping the old XPath as last fallback. Adopted only if the repaired file
+    reproduces the last good records on the last good snapshots and extracts plausible
+    values (filled as often as before, of the field's type) on every failing snapshot.
+
+    With --llm, page types the steps above could not verify (no failing snapshot pairs with
+    a last good record: a list page whose records all changed, detail pages of other
+    records; or fields not reproduced) go to the configured model: it proposes every field's
+    value on up to three failing snapshots (verbatim guard, perturbation grounding, response
+    cache, cost ledger), fields whose old XPath gives the same values stay, the others are
+    re-authored, keeping the old XPath as last fallback. Adopted only if the repaired file
+    reproduces the last good records on the last good snapshots and extracts plausible
+    values (filled as often as before, of the field's type) on every failing snapshot.
+
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
-    anchors) and saved to DIR/SITE.json: version bumped, the old version
+    anchors) and saved to DIR/SITE.json (DIR: --selectors, else the directory the
+    drifted run loaded the file from, else paths.selectors_dir): version bumped, the old version
     archived under DIR/.history/SITE/, provenance method "repair". Then re-run
     the site (`anchorpath run SITE`) to fetch and commit the quarantined day.
 
@@ -63,6 +110,8 @@ def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool,
     Examples:
       anchorpath author repair mfds-dmf --bundle .anchorpath/state/runs/mfds-dmf/RUN/bundle --yes
       anchorpath author repair mfds-dmf --bundle RUN/bundle --dry-run
+      anchorpath author repair mfds-dmf --bundle RUN/bundle --llm
+      anchorpath author repair mfds-dmf --bundle RUN/bundle --llm
       anchorpath run mfds-dmf
     """
     from anchorpath._config import load_settings
@@ -77,6 +126,8 @@ def repair_cmd(site: str, bundle: str, selectors_dir: str | None, dry_run: bool,
                 f"the bundle {bundle} is for site {manifest.site!r}, not {site!r}"
             )
         result = repair_from_bundle(bundle, selectors_dir=selectors_dir, dry_run=True)
+        if use_llm:
+            result = _with_llm(result, manifest, site)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     broken = sum(len(v) for v in result.broken.values())

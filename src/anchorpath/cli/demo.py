@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -87,7 +88,7 @@ def demo_group(ctx: click.Context) -> None:
     def server(day: int) -> DemoServer:
         return DemoServer(day=day)
 
-    console = Console()
+    console = Console(soft_wrap=not sys.stdout.isatty())  # cron/pipes: no 80-column wraps
     try:
         run_demo(console, server, selector, state_dir=work / "state", check=check)
     except AnchorpathError as exc:

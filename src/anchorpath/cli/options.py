@@ -3,19 +3,33 @@ everywhere and a bad value is a usage error (exit 2) before anything runs."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import click
+from rich.console import Console
 
 from anchorpath.selectors.decode import normalize_charset
 from anchorpath.selectors.page_url import is_http_url
+
+_WIDE = 4096  # "no wrapping" for tables too: columns take their natural width
 
 selectors_option = click.option(
     "--selectors",
     "selectors_dir",
     type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
     help="Directory of selector files (default: paths.selectors_dir, 'selectors').",
+)
+selector_file_option = click.option(
+    "-s",
+    "--selector-file",
+    "selector_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="The selector file to apply.",
 )
 state_option = click.option(
     "--state",
@@ -29,6 +43,25 @@ config_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Config file (TOML); default ANCHORPATH_CONFIG or ./anchorpath.toml.",
 )
+executor_option = click.option(
+    "--executor",
+    "executor",
+    default="local",
+    show_default=True,
+    help="Where the work runs: 'local' (threads of this process) or 'dask://HOST:PORT' "
+    "(a Dask scheduler; workers need the package and the state directory on a shared "
+    "filesystem).",
+)
+
+
+def output_console() -> Console:
+    """The console a command prints its results on (stdout). When stdout is not a terminal
+    (cron mail, a pipe, a log file) nothing is wrapped at 80 columns, so report paths and the
+    ``anchorpath author repair ... --bundle PATH`` line stay whole, and no colour codes are
+    written."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(soft_wrap=True, width=_WIDE)
 
 
 # -- checks (click callbacks) ------------------------------------------------------------
@@ -53,6 +86,13 @@ def check_urls(
             raise click.BadParameter(
                 f"{url!r} is not an absolute http(s) URL{_hint(url)}", ctx=ctx, param=param
             )
+        if "@" in urlsplit(url).netloc:
+            raise click.BadParameter(
+                f"a URL of {urlsplit(url).hostname} carries credentials (user:password@): "
+                "anchorpath never sends credentials",
+                ctx=ctx,
+                param=param,
+            )
     return value
 
 
@@ -74,6 +114,13 @@ def check_base_url(ctx: click.Context, param: click.Parameter, value: str | None
             param=param,
         )
     p = urlsplit(value)
+    if "@" in p.netloc:
+        raise click.BadParameter(
+            f"the base URL of {p.hostname} carries credentials (user:password@): anchorpath "
+            "never sends credentials",
+            ctx=ctx,
+            param=param,
+        )
     if p.path not in ("", "/") or p.query or p.fragment:
         bare = urlunsplit((p.scheme, p.netloc, "", "", ""))
         raise click.BadParameter(

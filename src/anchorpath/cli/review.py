@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
 from anchorpath._errors import AnchorpathError
-from anchorpath.cli.options import config_option, selectors_option, state_option
+from anchorpath.cli.options import config_option, selectors_option
 
 __all__ = ["COMMANDS", "check_cmd", "diff_cmd"]
 
@@ -46,7 +45,12 @@ def _dirs(
     "(under PATH..., default: the selectors directory).",
 )
 @selectors_option
-@state_option
+@click.option(
+    "--state",
+    "state_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also replay the latest run's archived pages (WARC) from this state directory.",
+)
 @config_option
 @click.option(
     "--format",
@@ -95,13 +99,14 @@ def diff_cmd(
     """
     from rich.console import Console
 
-    from anchorpath.review.diff import diff_versions
-    from anchorpath.review.model import DiffReport, FileDiff
+    from anchorpath.review.diff import diff_pairs
+    from anchorpath.review.model import DiffReport
     from anchorpath.review.render import render_json, render_markdown, render_text
-    from anchorpath.review.replay import Page
-    from anchorpath.review.sources import git_versions, latest_run_pages, load_version
+    from anchorpath.review.sources import git_versions, load_version
 
     sel_dir, state = _dirs(selectors_dir, state_dir, config_file)
+    if state is not None and not state.is_dir():
+        _error(f"{state}: no such state directory")
     try:
         if git_ref is not None:
             paths = [Path(v) for v in versions] or [sel_dir]
@@ -116,22 +121,7 @@ def diff_cmd(
             old, new = load_version(versions[0], sel_dir), load_version(versions[1], sel_dir)
             pairs = [(old, new)]
             title = f"anchorpath diff {old.ref.label} → {new.ref.label}"
-        files: list[FileDiff] = []
-        for old_v, new_v in pairs:
-            run_pages: tuple[Page, ...] = ()
-            run_label = None
-            extra: list[str] = []
-            if state is not None:
-                sides = [v for v in (old_v, new_v) if v is not None]
-                site = sides[-1].selector.site.id
-                run_id, run_pages = latest_run_pages(state, site, [v.selector for v in sides])
-                if run_id is None:
-                    extra.append(f"no run of {site} in {state}: replayed on the fixtures only")
-                run_label = f"run {run_id}"
-            fd = diff_versions(old_v, new_v, run_pages=run_pages, run_label=run_label)
-            if extra:
-                fd = replace(fd, notes=(*fd.notes, *extra))
-            files.append(fd)
+        files = diff_pairs(pairs, state_dir=state)
     except AnchorpathError as exc:
         _error(str(exc))
     report = DiffReport(tuple(files), title)
@@ -156,6 +146,7 @@ def diff_cmd(
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
+    help="text: one line per file, failures grouped by field; json for tools.",
 )
 def check_cmd(
     paths: tuple[Path, ...], selectors_dir: Path | None, config_file: Path | None, fmt: str
@@ -198,9 +189,11 @@ def check_cmd(
         click.echo(f"FAIL {r.path}: {who}, {len(r.problems)} problem(s)")
         groups: dict[str, list[str]] = {}
         for p in r.problems:
-            where = f" {p.page}" if p.page else ""
-            rec = f" [{p.record}]" if p.record else ""
-            groups.setdefault(p.where, []).append(f"{where.strip()}{rec}: {p.message}".lstrip(": "))
+            if p.kind == "invalid":  # already FILE:/json/pointer: message
+                click.echo(f"  {p.message}")
+                continue
+            where = f"{p.page}{f' [{p.record}]' if p.record else ''}: " if p.page else ""
+            groups.setdefault(p.where, []).append(f"{where}{p.message}")
         for where, lines in groups.items():
             click.echo(f"  {where}: {len(lines)} failure(s)")
             for line in lines[:3]:

@@ -10,14 +10,23 @@ import click
 
 from anchorpath._config import FetchConfig, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath._text import terminal_safe
+from anchorpath.cli.options import config_option
 from anchorpath.fetch.robots import Decision, RobotsFile, parse_robots, product_token
+from anchorpath.selectors.page_url import looks_binary
 
 __all__ = ["COMMANDS", "robots_group"]
 
 
 @click.group("robots")
 def robots_group() -> None:
-    """Inspect robots.txt decisions the way the fetcher makes them."""
+    """Inspect robots.txt decisions the way the fetcher makes them.
+
+    \b
+    Examples:
+      anchorpath robots check --robots robots.txt --user-agent anchorpath https://example.org/a
+      anchorpath robots check --fetch --user-agent anchorpath https://example.org/dmf/list.do
+    """
 
 
 def _urls(args: tuple[str, ...]) -> list[str]:
@@ -56,7 +65,16 @@ def _print(decision: Decision, as_json: bool) -> None:
 
 def _warn(source: str, robots: RobotsFile) -> None:
     for warning in robots.warnings:
-        click.echo(f"warning: {source}: {warning}", err=True)
+        click.echo(f"warning: {source}: {terminal_safe(warning)}", err=True)
+
+
+def _not_text(body: bytes) -> bool:
+    """Bytes no robots.txt holds: a file signature, NUL bytes, or mostly control bytes."""
+    head = body[:2048]
+    if looks_binary(head):
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 13))
+    return bool(head) and controls / len(head) > 0.05
 
 
 @robots_group.command("check")
@@ -79,14 +97,14 @@ def _warn(source: str, robots: RobotsFile) -> None:
     help="Product token to match (a full User-Agent string is cut to its token).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per URL.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
+@config_option
 @click.argument("urls", nargs=-1)
 def check(
     robots_file: Path | None,
     do_fetch: bool,
     user_agent: str,
     as_json: bool,
-    config_file: str | None,
+    config_file: Path | None,
     urls: tuple[str, ...],
 ) -> None:
     """Say for each URL whether robots.txt allows it, and which line decides.
@@ -117,23 +135,25 @@ def check(
                 body = robots_file.read_bytes()
             except OSError as exc:
                 raise click.ClickException(f"{robots_file}: cannot read: {exc}") from exc
+            if _not_text(body):
+                raise click.ClickException(f"{robots_file}: not a robots.txt (binary content)")
             robots = parse_robots(body, max_bytes=limit)
             _warn(str(robots_file), robots)
             for url in targets:
                 _print(robots.decide(token, url), as_json)
             return
-        _check_fetched(settings.fetch, settings.paths.cache_dir, token, targets, as_json)
+        _check_fetched(settings.fetch, settings.paths.cache_path(), token, targets, as_json)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 def _check_fetched(
-    config: FetchConfig, cache_dir: str, token: str, urls: list[str], as_json: bool
+    config: FetchConfig, cache_dir: Path, token: str, urls: list[str], as_json: bool
 ) -> None:
     from anchorpath.fetch.polite import PoliteFetcher
 
     warned: set[int] = set()
-    with PoliteFetcher(config, cache_dir=cache_dir) as fetcher:
+    with PoliteFetcher(config, cache_dir=str(cache_dir)) as fetcher:
         for url in urls:
             robots = fetcher.robots_for(url)
             if robots is None:

@@ -13,26 +13,40 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from anchorpath._config import DEFAULT_CONTACT, Settings, load_settings
 from anchorpath._errors import AnchorpathError
+from anchorpath._text import terminal_safe
 from anchorpath.cli.options import (
     check_base_url,
     check_urls,
     config_option,
+    executor_option,
+    output_console,
     selectors_option,
     state_option,
     urls_for_base,
 )
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.accept import accept_run
+from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
-__all__ = ["COMMANDS", "accept_cmd", "execute_run", "print_summary", "run_cmd", "run_demo"]
+__all__ = [
+    "COMMANDS",
+    "accept_cmd",
+    "execute_run",
+    "print_all_summary",
+    "print_summary",
+    "run_cmd",
+    "run_demo",
+]
 
 _VERDICT_STYLE = {
     "ok": "bold green",
@@ -44,12 +58,16 @@ _VERDICT_STYLE = {
 }
 _MAX_EVENT_ROWS = 25
 _MAX_NEW_ROWS = 8
-_MAX_DRIFT_ROWS = 6
 
 
 def _short(value: Any, limit: int = 40) -> str:
-    text = "∅" if value is None else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = "∅" if value is None else terminal_safe(value)
+    return escape(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _safe(value: Any) -> str:
+    """Page-derived text for the console: no control characters, no rich markup."""
+    return escape(terminal_safe(value))
 
 
 class _Display:
@@ -86,7 +104,7 @@ class _Display:
         elif kind == "phase":
             self.progress.update(self.task, status=str(data.get("name", "")))
         elif kind == "note":
-            self.progress.console.print(f"[yellow]{data.get('message')}[/]")
+            self.progress.console.print(f"[yellow]{_safe(data.get('message'))}[/]")
 
 
 def execute_run(
@@ -98,7 +116,12 @@ def execute_run(
 ) -> RunResult:
     """Run the pipeline with a progress display on ``console`` (library part of the command)."""
     if not show_progress:
-        return run_site(options, fetcher_factory=fetcher_factory)
+        # Quiet (or not a terminal): no progress line, but notes still reach the person.
+        def notes(kind: str, data: Mapping[str, Any]) -> None:
+            if kind == "note":
+                console.print(_safe(data.get("message", "")))
+
+        return run_site(options, fetcher_factory=fetcher_factory, progress=notes)
     with Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
@@ -149,15 +172,36 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             what = "; ".join(
                 f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
             )
-            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", ev.key, what)
+            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
         console.print(ev_table)
         hidden = len(result.events) - len(shown)
         if hidden > 0:
             console.print(f"… and {hidden} more (see the report)")
+    for line in result.charset[:3]:
+        console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
+    if len(result.charset) > 3:
+        console.print(f"[yellow]… and {len(result.charset) - 3} more pages (see the report)[/]")
+    if result.duplicates:
+        keys = ", ".join(
+            f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"
+            for k, pages in list(result.duplicates.items())[:5]
+        )
+        more = f" and {len(result.duplicates) - 5} more" if len(result.duplicates) > 5 else ""
+        console.print(
+            f"[yellow]{len(result.duplicates)} duplicate key(s): different records carried "
+            f"the same key, not stored this run: {keys}{more}. The key does not identify one "
+            "record: choose another key (see the report).[/]"
+        )
     if result.verdict == "ok" and not result.complete:
         console.print(
-            "[yellow]incomplete crawl: no record was marked withdrawn[/] "
-            + (f"({result.errors[0]})" if result.errors else "")
+            "[yellow]incomplete crawl: only records whose page is gone (404/410) were marked "
+            "withdrawn[/] " + (f"({_safe(result.errors[0])})" if result.errors else "")
+        )
+    if result.unseen:
+        console.print(
+            f"[dim]{result.unseen} stored record(s) not reached by this run: unseen, not "
+            "withdrawn (a record is withdrawn only when its page is gone or a complete crawl "
+            "of the listings no longer lists it)[/]"
         )
     if result.verdict == "accepted":
         console.print(
@@ -166,16 +210,14 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             + (f" (the gate had said: {result.reason})" if result.reason else "")
         )
     elif result.reason and result.verdict != "ok":
-        console.print(f"[bold]{result.verdict}[/]: {result.reason}")
+        console.print(f"[bold]{result.verdict}[/]: {_safe(result.reason)}")
     if result.drift and result.verdict == "drift":
-        fields = sorted((result.drift.get("fields") or {}).items())
-        for name, evidence in fields[:_MAX_DRIFT_ROWS]:
-            first = evidence[0] if evidence else ""
-            console.print(f"  [red]{name}[/]: {_short(first, 110)}")
-        if len(fields) > _MAX_DRIFT_ROWS:
-            console.print(f"  … {len(fields) - _MAX_DRIFT_ROWS} more fields (see alert.json)")
-        for line in (result.drift.get("structural") or [])[:3]:
-            console.print(f"  [red]structure[/]: {_short(line, 110)}")
+        # Every reason in full: this is what a person reads in the alert mail.
+        for name, evidence in sorted((result.drift.get("fields") or {}).items()):
+            for line in evidence or [""]:
+                console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
+        for line in result.drift.get("structural") or []:
+            console.print(f"  [red]structure[/]: {_safe(line)}")
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")
         console.print(
@@ -194,7 +236,21 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 
 
 @click.command("run")
-@click.argument("site")
+@click.argument("sites", metavar="SITE | --all [SITE_GLOB ...]", nargs=-1)
+@click.option(
+    "--all",
+    "all_sites",
+    is_flag=True,
+    help="Run every selector file of the selectors directory (or those whose name matches "
+    "a SITE_GLOB), one politeness registry for all; exit with the most severe verdict.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="With --all: origin groups crawled at once (default: max(fetch.global_concurrency, "
+    "32)); requests in flight stay capped by fetch.global_concurrency.",
+)
+@executor_option
 @selectors_option
 @state_option
 @click.option(
@@ -219,7 +275,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
-    site: str,
+    sites: tuple[str, ...],
+    all_sites: bool,
+    workers: int | None,
+    executor: str,
     selectors_dir: Path | None,
     state_dir: Path | None,
     urls: tuple[str, ...],
@@ -234,6 +293,14 @@ def run_cmd(
     SITE is a site id (its selector file is SELECTORS/SITE.json) or a selector file path.
     Results are committed only when the drift gate passes; otherwise they are quarantined in
     the run directory and nothing in the database changes.
+
+    With --all, every site of the selectors directory (or those matching the SITE_GLOBs) is
+    run in one job: sites sharing an origin share one pace and one robots.txt, different
+    origins proceed at once. Each site keeps its own lock, checkpoint, drift gate, report and
+    verdict; a failing site does not stop the others; a killed job is resumed site by site
+    by the next --all. One summary table, one exit code: the most severe verdict
+    (4 > 3 > 1 > 0). --executor dask://HOST:PORT crawls on a Dask cluster (one task per
+    origin group); this process alone writes the database.
 
     \b
     Exit codes:
@@ -251,8 +318,24 @@ def run_cmd(
       anchorpath run mfds-dmf --resume
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
+      anchorpath run --all
+      anchorpath run --all 'mfds-*' --workers 8
+      anchorpath run --all --executor dask://10.0.0.5:8786
     """
-    console = Console(stderr=False)
+    console = output_console()
+    if all_sites:
+        for flag, given in (("--url", urls), ("--resume", resume), ("--base-url", base_url)):
+            if given:
+                raise click.UsageError(f"{flag} cannot be combined with --all")
+        _run_all_cmd(sites, workers, executor, selectors_dir, state_dir, full, config_file, quiet)
+        return
+    if len(sites) != 1:
+        raise click.UsageError(
+            "give exactly one SITE (or --all [SITE_GLOB ...])" if sites else "missing SITE"
+        )
+    if workers is not None or executor != "local":
+        raise click.UsageError("--workers and --executor only apply to --all")
+    site = sites[0]
     try:
         settings: Settings = load_settings(config_file)
         if base_url and urls:
@@ -273,10 +356,137 @@ def run_cmd(
         started = time.monotonic()
         result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(exc)) from exc
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
+    raise SystemExit(result.exit_code)
+
+
+# -- run --all -----------------------------------------------------------------------------
+
+
+class _AllDisplay:
+    """One progress line per site and one for the whole job (``run --all``)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.total = progress.add_task("[bold]sites", total=None, status="")
+        self.rows: dict[str, Any] = {}
+        self.finished = 0
+
+    def _row(self, site: str) -> Any:
+        if site not in self.rows:
+            self.rows[site] = self.progress.add_task(site, total=None, status="waiting")
+        return self.rows[site]
+
+    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
+        site = str(data.get("site", ""))
+        if kind == "plan":
+            names = list(data.get("sites") or [])
+            self.progress.update(
+                self.total,
+                total=len(names),
+                status=f"{data.get('groups')} origin group(s)",
+            )
+            for name in names:
+                self._row(str(name))
+        elif kind == "start" and site:
+            what = "resuming" if data.get("resumed") else "crawling"
+            self.progress.update(self._row(site), status=what)
+        elif kind == "page" and site:
+            self.progress.update(
+                self._row(site),
+                status=f"pages {data.get('done')} · queued {data.get('queued')} · "
+                f"records {data.get('records')}"
+                + (f" · errors {data.get('errors')}" if data.get("errors") else ""),
+            )
+        elif kind == "phase" and site:
+            self.progress.update(self._row(site), status=str(data.get("name", "")))
+        elif kind == "done" and site:
+            verdict = str(data.get("verdict"))
+            style = _VERDICT_STYLE.get(verdict, "bold")
+            self.progress.update(self._row(site), status=f"[{style}]{verdict}[/]")
+            self.finished += 1
+            self.progress.update(self.total, completed=self.finished)
+        elif kind == "note":
+            self.progress.console.print(f"[yellow]{data.get('message')}[/]")
+
+
+def print_all_summary(result: RunAllResult, console: Console) -> None:
+    """The summary table of ``run --all`` and what to look at next."""
+    table = Table(
+        title=f"run --all · {len(result.sites)} site(s), {result.groups} origin group(s)",
+        title_justify="left",
+    )
+    for col in ("site", "verdict", "pages", "records", "new", "changed", "withdrawn", "time"):
+        table.add_column(col, justify="left" if col in ("site", "verdict") else "right")
+    for s in result.sites:
+        c = s.counts()
+        table.add_row(
+            s.site,
+            f"[{_VERDICT_STYLE.get(s.verdict, 'bold')}]{s.verdict}[/]",
+            str(c["pages"]),
+            str(c["records"]),
+            str(c["new"]),
+            str(c["changed"]),
+            str(c["withdrawn"]),
+            f"{s.seconds:.1f}s",
+        )
+    console.print(table)
+    for s in result.sites:
+        if s.verdict not in ("ok", "empty-source") and s.reason:
+            console.print(f"[bold]{s.site}[/] {s.verdict}: {_short(s.reason, 200)}")
+        if s.result is not None and s.result.bundle:
+            console.print(
+                f"  next: [bold]anchorpath author repair {s.site} --bundle {s.result.bundle}[/]"
+            )
+    console.print(
+        f"[dim]{result.seconds:.1f}s in all · exit {result.exit_code} (the most severe verdict)[/]"
+    )
+
+
+def _run_all_cmd(
+    patterns: tuple[str, ...],
+    workers: int | None,
+    executor_text: str,
+    selectors_dir: Path | None,
+    state_dir: Path | None,
+    full: bool,
+    config_file: Path | None,
+    quiet: bool,
+) -> None:
+    console = output_console()
+    try:
+        settings: Settings = load_settings(config_file)
+        spec = parse_executor(executor_text)
+        options = RunAllOptions(
+            patterns=patterns,
+            selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
+            state_dir=state_dir or Path(settings.paths.state_dir),
+            full=full,
+            workers=workers,
+            settings=settings,
+        )
+        pool = open_executor(spec)
+        try:
+            if quiet:
+                result = run_all(options, executor=pool)
+            else:
+                with Progress(
+                    SpinnerColumn(),
+                    TextColumn("[bold]{task.description}"),
+                    TextColumn("[dim]{task.fields[status]}"),
+                    TimeElapsedColumn(),
+                    console=console,
+                    transient=True,
+                ) as progress:
+                    result = run_all(options, executor=pool, progress=_AllDisplay(progress))
+        finally:
+            pool.close()
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    print_all_summary(result, console)
     raise SystemExit(result.exit_code)
 
 
@@ -321,7 +531,8 @@ def run_demo(
         if settings.fetch.contact == DEFAULT_CONTACT
         else settings.fetch.contact,
     )
-    settings = replace(settings, fetch=fast)
+    # Everything the demo writes stays in its own state directory (cache included).
+    settings = replace(settings, fetch=fast, paths=replace(settings.paths, cache_dir=""))
     own_state = state_dir is None
     state = Path(tempfile.mkdtemp(prefix="anchorpath-demo-")) if state_dir is None else state_dir
     console.print(f"[dim]state directory: {state}[/]")
@@ -394,7 +605,7 @@ def accept_cmd(
       anchorpath accept mfds-dmf 20261130T060002Z-3fa9c1
       anchorpath accept mfds-dmf 20261130T060002Z-3fa9c1 --by kim --state /var/lib/anchorpath
     """
-    console = Console(stderr=False)
+    console = output_console()
     try:
         settings: Settings = load_settings(config_file)
         result = accept_run(
@@ -405,7 +616,7 @@ def accept_cmd(
             by=by,
         )
     except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(exc)) from exc
     print_summary(result, console)
 
 

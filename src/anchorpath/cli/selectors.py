@@ -13,7 +13,13 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
-from anchorpath.cli.options import check_charset, check_url
+from anchorpath._text import terminal_safe
+from anchorpath.cli.options import (
+    check_charset,
+    check_url,
+    output_console,
+    selector_file_option,
+)
 from anchorpath.selectors.evaluate import ExtractionWarning, Record, compile_selectors, extract
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.page_url import declared_url, looks_binary
@@ -62,14 +68,7 @@ def _cell(value: Any) -> str:
 
 
 @click.command("extract")
-@click.option(
-    "-s",
-    "--selectors",
-    "selector_path",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Selector file to apply.",
-)
+@selector_file_option
 @click.option(
     "--url",
     callback=check_url,
@@ -91,7 +90,7 @@ def _cell(value: Any) -> str:
 )
 @click.argument("pages", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def extract_cmd(
-    selector_path: str,
+    selector_path: Path,
     url: str | None,
     charset: str | None,
     trace: bool,
@@ -132,7 +131,7 @@ def extract_cmd(
                 page_url = url or _declared(page, body, charset)
                 found = extract(sf, body, page_url, http_charset=charset, trace=trace)
             except AnchorpathError as exc:
-                raise click.ClickException(f"{page}: {exc}") from exc
+                raise click.ClickException(terminal_safe(f"{page}: {exc}")) from exc
         for w in caught:
             click.echo(f"{page}: warning: {w.message}", err=True)
         if compile_selectors(sf).page_type_for(page_url) is None:
@@ -158,7 +157,7 @@ def extract_cmd(
             writer.writerow({k: _cell(row.get(k)) for k in columns})
         click.echo(buf.getvalue(), nl=False)
     else:
-        from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table(show_lines=False)
@@ -168,8 +167,8 @@ def extract_cmd(
         for col in columns:
             table.add_column(col, overflow="fold")
         for row in rows:
-            table.add_row(*[_cell(row.get(c)) for c in columns])
-        Console().print(table)
+            table.add_row(*[escape(terminal_safe(_cell(row.get(c)))) for c in columns])
+        output_console().print(table)
     if any(r.flagged for r in records):
         flagged = sum(1 for r in records if r.flagged)
         click.echo(

@@ -11,7 +11,10 @@ of the repository's ``selectors/mfds-dmf.json``). Its start URL names
 
 from __future__ import annotations
 
+import json
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 from anchorpath.demo.data import (
     Events,
@@ -33,6 +36,7 @@ __all__ = [
     "expected_records",
     "records_for_day",
     "selector_text",
+    "write_site_file",
 ]
 
 SELECTOR_FILE_NAME = "mfds-dmf.json"
@@ -50,3 +54,23 @@ def selector_text(base_url: str | None = None) -> str:
             SELECTOR_ORIGIN.replace(".", "\\\\."), base_url.rstrip("/").replace(".", "\\\\.")
         )
     return text
+
+
+def write_site_file(
+    selectors_dir: Path, base_url: str, *, site_id: str = "mfds-dmf", **fetch: Any
+) -> Path:
+    """Write the demo selector file for the server at ``base_url`` as site ``site_id`` into
+    ``selectors_dir`` (with the golden fixtures it names), ``fetch`` keys overridden: several
+    demo servers on several ports become several sites on several origins (``run --all``
+    tests and ``bench/scale.py``)."""
+    from anchorpath.demo.golden import copy_packaged_fixtures
+
+    selectors_dir.mkdir(parents=True, exist_ok=True)
+    if not (selectors_dir / "fixtures").exists():
+        copy_packaged_fixtures(selectors_dir)
+    data = json.loads(selector_text(base_url))
+    data["site"]["id"] = site_id
+    data["fetch"].update(fetch)
+    path = selectors_dir / f"{site_id}.json"
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path

@@ -47,6 +47,7 @@ class RenderedPage:
     main_body: bytes  # the main document as the server sent it (decoded)
     html: str  # rendered DOM
     blocked: int  # sub-requests refused (third-party, robots, skipped types)
+    screenshot: bytes = b""  # full-page PNG, when the renderer was asked for screenshots
 
 
 class BrowserRenderer:
@@ -59,8 +60,10 @@ class BrowserRenderer:
         timeout: float,
         allow_request: Callable[[str, str], bool],
         executable_path: str = CHROMIUM,
+        screenshots: bool = False,
     ) -> None:
         self.user_agent = user_agent
+        self.screenshots = screenshots
         self.timeout = timeout
         self.allow_request = allow_request
         self.executable_path = executable_path
@@ -165,13 +168,17 @@ class BrowserRenderer:
             with contextlib.suppress(PlaywrightError):
                 page.wait_for_load_state("networkidle", timeout=5000)
             html = page.content()
+            shot = b""
+            if self.screenshots:
+                with contextlib.suppress(PlaywrightError):
+                    shot = page.screenshot(full_page=True, type="png")
             if response is None:
-                return RenderedPage(page.url, None, {}, b"", html, blocked)
+                return RenderedPage(page.url, None, {}, b"", html, blocked, shot)
             try:
                 main_body = response.body()
             except PlaywrightError:
                 main_body = b""
             headers = {k.lower(): v for k, v in response.headers.items()}
-            return RenderedPage(page.url, response.status, headers, main_body, html, blocked)
+            return RenderedPage(page.url, response.status, headers, main_body, html, blocked, shot)
         finally:
             page.close()

@@ -96,7 +96,10 @@ class BrowserFetch:
             if ticket.waited:
                 self.counters.add("actual_wait", ticket.waited)
             check_address(
-                url, allow_private=self.config.allow_private_networks, resolver=self._resolver
+                url,
+                allow_private=self.config.allow_private_networks,
+                resolver=self._resolver,
+                allow_link_local=self.config.allow_link_local,
             )
             with self._slots:
                 started = self._clock()

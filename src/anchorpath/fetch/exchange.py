@@ -69,7 +69,10 @@ class Exchanger:
             if ticket.waited:
                 self.counters.add("actual_wait", ticket.waited)
             addresses = check_address(
-                url, allow_private=self.config.allow_private_networks, resolver=self._resolver
+                url,
+                allow_private=self.config.allow_private_networks,
+                resolver=self._resolver,
+                allow_link_local=self.config.allow_link_local,
             )
             with self.slots:
                 started = self._clock()

@@ -8,6 +8,7 @@ around each call and the fetcher decides what a status means.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,14 @@ class NetworkError(Exception):
         super().__init__(message)
         self.raw = raw
         self.connect_failed = connect_failed
+
+
+def connect_failure(url: str, exc: BaseException) -> str:
+    """A failed connection, cause first: ``cannot connect to HOST:PORT (connection refused)``."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    why = re.sub(r"^\[Errno -?\d+\]\s*", "", str(exc).strip()) or type(exc).__name__
+    return f"cannot connect to {parts.hostname}:{port} ({why[:1].lower() + why[1:]})"
 
 
 def is_ip_literal(host: str) -> bool:
@@ -221,6 +230,6 @@ class HttpClient:
                 raw = snapshot()
                 return raw, truncated
         except httpx.ConnectError as exc:
-            raise NetworkError(f"{url}: {type(exc).__name__}: {exc}", connect_failed=True) from exc
+            raise NetworkError(connect_failure(url, exc), connect_failed=True) from exc
         except httpx.HTTPError as exc:
             raise NetworkError(f"{url}: {type(exc).__name__}: {exc}") from exc

@@ -2,6 +2,11 @@
 
 One :class:`OriginState` per ``scheme://host:port``: its pacing gate, its robots.txt state and,
 once a refusal stopped it, the error every later request to it gets.
+
+A fetcher keeps its states in a private :class:`OriginTable`. Several fetchers (one per site in
+``anchorpath run --all``) can share one :class:`SharedPoliteness` instead: one table (one pace,
+one robots.txt and one refusal per origin, whichever site asks) and one cap on the requests in
+flight across all of them (``global_concurrency``).
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,7 +23,7 @@ from anchorpath.fetch.events import FetchEvent, redact_url
 from anchorpath.fetch.pacing import OriginGate, PacingPolicy
 from anchorpath.fetch.robots import RobotsFile
 
-__all__ = ["OriginState", "Origins", "RobotsState"]
+__all__ = ["OriginState", "OriginTable", "Origins", "RobotsState", "SharedPoliteness"]
 
 # The fetcher's parts log under one name, so logging set up for the fetcher keeps working.
 log = logging.getLogger("anchorpath.fetch.polite")
@@ -45,8 +51,60 @@ class OriginState:
     robots_failures: int = 0
 
 
+def _stricter(a: PacingPolicy, b: PacingPolicy) -> PacingPolicy:
+    """The slower of two policies, knob by knob (a site may only slow an origin down)."""
+    return PacingPolicy(
+        max(a.min_delay, b.min_delay),
+        max(a.delay_factor, b.delay_factor),
+        max(a.max_delay, b.max_delay),
+    )
+
+
+class OriginTable:
+    """Thread-safe ``origin -> OriginState``; a gate is made on first use with ``policy``.
+
+    When another user of the table asks for a slower policy on an existing origin, the
+    origin's gate takes the slower one (knob by knob): sharing never speeds an origin up.
+    """
+
+    def __init__(self, *, clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
+        self._clock = clock
+        self._sleep = sleep
+        self._states: dict[str, OriginState] = {}
+        self._lock = threading.Lock()
+
+    def get(self, origin: str, policy: PacingPolicy) -> OriginState:
+        with self._lock:
+            state = self._states.get(origin)
+            if state is None:
+                gate = OriginGate(origin, policy, clock=self._clock, sleep=self._sleep)
+                state = OriginState(gate=gate)
+                self._states[origin] = state
+            elif state.gate.policy != policy:
+                state.gate.policy = _stricter(state.gate.policy, policy)
+            return state
+
+
+class SharedPoliteness:
+    """One politeness registry for several fetchers in one process (``run --all``): per-origin
+    pacing, robots.txt and refusals, and the global cap on requests in flight."""
+
+    def __init__(
+        self,
+        global_concurrency: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.table = OriginTable(clock=clock, sleep=sleep)
+        self.slots = threading.BoundedSemaphore(max(1, global_concurrency))
+        self.clock = clock
+        self.sleep = sleep
+
+
 class Origins:
-    """Thread-safe registry of :class:`OriginState`; also sends the fetcher's events.
+    """One fetcher's view of an :class:`OriginTable` (its own, or a shared one); also sends
+    the fetcher's events.
 
     ``started`` is the fetcher's clock reading at start: event times are relative to it.
     """
@@ -59,12 +117,13 @@ class Origins:
         sleep: Callable[[float], None],
         on_event: Callable[[FetchEvent], None] | None,
         started: float,
+        table: OriginTable | None = None,
     ) -> None:
         self._policy = policy
-        self._clock = clock
-        self._sleep = sleep
         self._on_event = on_event
         self._started = started
+        self._table = table if table is not None else OriginTable(clock=clock, sleep=sleep)
+        #: the origins this fetcher used (a shared table also holds other fetchers' origins)
         self._states: dict[str, OriginState] = {}
         self._lock = threading.Lock()
 
@@ -73,8 +132,7 @@ class Origins:
         with self._lock:
             state = self._states.get(origin)
             if state is None:
-                gate = OriginGate(origin, self._policy, clock=self._clock, sleep=self._sleep)
-                state = OriginState(gate=gate)
+                state = self._table.get(origin, self._policy)
                 self._states[origin] = state
             return state
 

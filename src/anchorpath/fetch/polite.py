@@ -48,7 +48,7 @@ from anchorpath.fetch.http import (
     HttpClient,
 )
 from anchorpath.fetch.http_page import PageGetter
-from anchorpath.fetch.origins import Origins
+from anchorpath.fetch.origins import Origins, SharedPoliteness
 from anchorpath.fetch.pacing import PacingPolicy
 from anchorpath.fetch.result import FetchResult, with_elapsed
 from anchorpath.fetch.robots import RobotsFile, product_token
@@ -80,7 +80,9 @@ class PoliteFetcher:
 
     Thread-safe. ``clock``/``sleep``/``wall_clock`` are injectable for tests; ``transport``
     replaces httpx's transport; ``resolver`` replaces DNS (``(host, port) -> [addresses]``).
-    Warns once when ``config.contact`` is still the placeholder.
+    Warns once when ``config.contact`` is still the placeholder. ``shared`` makes this fetcher
+    use a politeness registry shared with other fetchers (``run --all``: one pace and one
+    robots.txt per origin across sites, one global cap on requests in flight).
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class PoliteFetcher:
         transport: httpx.BaseTransport | None = None,
         resolver: Resolver | None = None,
         content_types: Iterable[str] = DEFAULT_CONTENT_TYPES,
+        shared: SharedPoliteness | None = None,
     ) -> None:
         self.config = config
         self.user_agent = user_agent_string(config)
@@ -117,10 +120,15 @@ class PoliteFetcher:
                 DEFAULT_CONTACT,
             )
         # The parts share the clocks, counters and per-origin state; see the map at the top.
-        slots = threading.BoundedSemaphore(max(1, config.global_concurrency))
+        if shared is not None:  # run --all: one registry for every site's fetcher
+            slots = shared.slots
+            table = shared.table
+        else:
+            slots = threading.BoundedSemaphore(max(1, config.global_concurrency))
+            table = None
         policy = PacingPolicy(config.min_delay, config.delay_factor, config.max_delay)
         self._origins = Origins(
-            policy, clock=clock, sleep=sleep, on_event=on_event, started=self._started
+            policy, clock=clock, sleep=sleep, on_event=on_event, started=self._started, table=table
         )
         self._http = HttpClient(
             config, self.user_agent, clock=clock, transport=transport, resolver=resolver

@@ -38,6 +38,14 @@ def robots_url(origin: str) -> str:
     return f"{scheme}://{host}{'' if default else ':' + port}/robots.txt"
 
 
+def _unavailable(url: str, origin: str, detail: str) -> str:
+    """The refusal of ``url`` when its robots.txt could not be read; a connection failure
+    leads, since it is the cause (the site is down or the address is wrong), not robots."""
+    if detail.startswith("cannot connect to "):
+        return f"{detail}: {url} not fetched (robots.txt of {origin} unreachable)"
+    return f"{url}: robots.txt of {origin} unavailable ({detail}): complete disallow"
+
+
 class RobotsGate:
     """Keeps each origin's :class:`RobotsState` current and answers "may we fetch this URL?".
 
@@ -75,8 +83,7 @@ class RobotsGate:
         if robots.kind == "unreachable":
             self.origins.emit("skip", url, state, outcome="disallowed", detail=robots.detail)
             raise RobotsDisallowed(
-                f"{url}: robots.txt of {state.gate.origin} unavailable ({robots.detail}): "
-                "complete disallow",
+                _unavailable(url, state.gate.origin, robots.detail),
                 url=url,
                 reason="unavailable",
             )
@@ -101,10 +108,7 @@ class RobotsGate:
         if robots is None or robots.kind == "unreachable":
             detail = robots.detail if robots is not None else "not fetched"
             raise RobotsDisallowed(
-                f"{url}: robots.txt of {state.gate.origin} unavailable ({detail}): "
-                "complete disallow",
-                url=url,
-                reason="unavailable",
+                _unavailable(url, state.gate.origin, detail), url=url, reason="unavailable"
             )
         return robots.robots
 
@@ -170,7 +174,7 @@ class RobotsGate:
                     with target.gate.hold(bound, current):
                         raw = self.exchanger.exchange(target, current, deadline, {}, kind="robots")
             except NetworkError as exc:
-                detail = f"network error: {exc}"
+                detail = str(exc) if exc.connect_failed else f"network error: {exc}"
                 break
             except UnsafeRequest as exc:
                 if target is state:
@@ -271,5 +275,8 @@ class RobotsGate:
         state.robots = RobotsState(
             "unreachable", None, retry_at=self._clock() + retry_in, detail=detail
         )
-        log.warning("%s unavailable (%s): complete disallow for now", url, detail)
+        if detail.startswith("cannot connect to "):
+            log.warning("%s: %s unreachable, complete disallow for now", detail, url)
+        else:
+            log.warning("%s unavailable (%s): complete disallow for now", url, detail)
         self.origins.emit("warning", url, state, outcome="robots-unreachable", detail=detail)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlsplit
 
 from anchorpath._errors import FetchFailed, UnsafeRequest
+from anchorpath.fetch.events import redact_url
 
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
@@ -18,6 +19,8 @@ __all__ = [
     "check_content_type",
     "check_url",
     "decode_body",
+    "has_credentials",
+    "is_link_local",
     "is_public_address",
     "origin_of",
 ]
@@ -49,10 +52,31 @@ def origin_of(url: str) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+def has_credentials(url: str) -> bool:
+    """True when ``url`` carries ``user[:password]@`` in its authority."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "@" in url.partition("://")[2].partition("/")[0]
+    return parts.username is not None or parts.password is not None
+
+
 def check_url(url: str, *, max_length: int) -> None:
-    """Refuse non-http(s) schemes, missing hosts, embedded credentials and over-long URLs."""
+    """Refuse non-http(s) schemes, missing hosts, embedded credentials and over-long URLs.
+
+    Credentials in a URL (``http://user:secret@host/``) are never sent, wherever the URL came
+    from (start URL, link, redirect): HTTP clients turn them into ``Authorization: Basic``,
+    and anchorpath never logs in. The refusal message redacts them.
+    """
     if len(url) > max_length:
-        raise UnsafeRequest(f"{url[:80]}...: URL longer than {max_length} characters", url=url)
+        shown = redact_url(url)[:80]
+        raise UnsafeRequest(f"{shown}...: URL longer than {max_length} characters", url=url)
+    if has_credentials(url):
+        raise UnsafeRequest(
+            f"{redact_url(url)}: URL carries credentials (user:password@); anchorpath never sends "
+            "credentials",
+            url=redact_url(url),
+        )
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError on a bad port
@@ -66,12 +90,39 @@ def check_url(url: str, *, max_length: int) -> None:
 
 def is_public_address(text: str) -> bool:
     """True for globally routable unicast addresses (not private, loopback, link-local, ...)."""
-    ip = ipaddress.ip_address(text.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    ip = _ip(text)
     if ip in _METADATA:
         return False
     return bool(ip.is_global) and not ip.is_multicast
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    ip = ipaddress.ip_address(text.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def is_link_local(text: str) -> bool:
+    """True for link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata
+    endpoints: refused even when private networks are allowed, unless named explicitly."""
+    ip = _ip(text)
+    return ip in _METADATA or bool(ip.is_link_local)
+
+
+def _named(text: str, allowed: str) -> bool:
+    """Whether ``allowed`` (comma-separated addresses or networks) names the address."""
+    ip = _ip(text)
+    for item in allowed.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            if ip in ipaddress.ip_network(item, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def _system_resolver(host: str, port: int) -> Sequence[str]:
@@ -80,12 +131,19 @@ def _system_resolver(host: str, port: int) -> Sequence[str]:
 
 
 def check_address(
-    url: str, *, allow_private: bool, resolver: Resolver | None = None
+    url: str,
+    *,
+    allow_private: bool,
+    resolver: Resolver | None = None,
+    allow_link_local: str = "",
 ) -> Sequence[str]:
     """Resolve the host of ``url``; refuse it if any address is not public.
 
     Every address must be public: a name that resolves to one public and one private address
-    is refused, since the connection may use either. DNS failure is a (retryable) FetchFailed.
+    is refused, since the connection may use either. With ``allow_private`` private and
+    loopback addresses pass, but link-local and cloud-metadata ones (169.254.169.254) still
+    need to be named in ``allow_link_local`` (comma-separated addresses or networks). DNS
+    failure is a (retryable) FetchFailed.
     """
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -96,14 +154,23 @@ def check_address(
         raise FetchFailed(f"{url}: cannot resolve {host}: {exc}", url=url) from exc
     if not addresses:
         raise FetchFailed(f"{url}: {host} resolves to no address", url=url)
-    if not allow_private:
-        for address in addresses:
-            if not is_public_address(address):
-                raise UnsafeRequest(
-                    f"{url}: {host} resolves to non-public address {address} "
-                    "(set allow_private_networks to fetch it)",
-                    url=url,
-                )
+    for address in addresses:
+        if is_public_address(address):
+            continue
+        if is_link_local(address) and not _named(address, allow_link_local):
+            raise UnsafeRequest(
+                f"{url}: {host} resolves to link-local or cloud-metadata address {address}, "
+                "refused even with allow_private_networks; to fetch it, name it in "
+                "[fetch] allow_link_local (or ANCHORPATH_FETCH__ALLOW_LINK_LOCAL)",
+                url=url,
+            )
+        if not allow_private and not is_link_local(address):
+            raise UnsafeRequest(
+                f"{url}: {host} resolves to non-public address {address}, refused by default; "
+                "to fetch it set [fetch] allow_private_networks = true in the config file or "
+                "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS=1 in the environment",
+                url=url,
+            )
     return addresses
 
 

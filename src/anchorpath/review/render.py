@@ -34,7 +34,6 @@ __all__ = [
     "render_text",
     "show",
     "summary",
-    "summary_line",
 ]
 
 #: Default cap of the Markdown rendering, under GitHub's 65,536-character comment limit.
@@ -109,17 +108,12 @@ def summary(fd: FileDiff) -> str:
         out = ", ".join(bits) or "changed"
     if fd.sources:
         out += (
-            f"; replayed on {_sources(fd)}: {_total(fd, 'changed')} values changed, "
+            f"; replayed on {_sources(fd)}: {_plural(_total(fd, 'changed'), 'value')} changed, "
             f"{_total(fd, 'appeared')} appeared, {_total(fd, 'disappeared')} disappeared"
         )
         if _records(fd):
             out += f"; records {_records(fd)}"
     return out
-
-
-def summary_line(fd: FileDiff) -> str:
-    """:func:`summary` after the site and versions."""
-    return f"{fd.site} {_versions(fd)}: {summary(fd)}"
 
 
 def _change_text(c: SettingChange) -> str:
@@ -211,9 +205,13 @@ def _md(value: str) -> str:
 
 
 def _code(value: Any) -> str:
+    """A setting's value in a table cell: in full (XPaths are what a reviewer reads), a list
+    one item per line."""
     if value is None:
         return "_(none)_"
-    text = value if isinstance(value, str) else show(value, 200)
+    if isinstance(value, list | tuple):
+        return "<br>".join(_code(v) for v in value) if value else "_(empty)_"
+    text = value if isinstance(value, str) else show(value, 2000)
     return f"<code>{_md(text)}</code>"
 
 

@@ -81,6 +81,9 @@ def load_version(spec: str, selectors_dir: Path) -> Version:
     """``PATH``, ``SITE``, ``SITE@N`` or ``PATH@N`` as a :class:`Version` with its fixtures."""
     m = _AT.fullmatch(spec)
     target, number = (m.group(1), int(m.group(2))) if m else (spec, None)
+    looks_like_path = target.endswith(".json") or "/" in target or "\\" in target
+    if looks_like_path and not Path(target).is_file():
+        raise ReviewError(f"{target}: no such selector file")
     try:
         path = find_selector_file(target, selectors_dir)
         sf = load_selector_file(path, version=number)

@@ -162,7 +162,7 @@ def accept_run(
             accepted = replace(
                 run, verdict="accepted", accepted_by=by or default_acceptor(), accepted_at=now()
             )
-            events, complete = commit_records(store, accepted, records, plan, page_rows(pages))
+            outcome = commit_records(store, accepted, records, plan, page_rows(pages))
         finally:
             store.close()
     emitted = {i for i, r in enumerate(records) if r.get("page_type") in plan.emit}
@@ -173,11 +173,13 @@ def accept_run(
         EXIT_OK,
         Path(run.run_dir) if run.run_dir else state_dir / "runs" / site_id / run.id,
         run.selector_version or 0,
-        complete=complete,
+        complete=outcome.complete,
         pages=len(pages),
         records=len(emitted),
         invalid=len(emitted & set(plan.bad)),
-        events=events,
+        events=outcome.events,
+        unseen=len(outcome.unseen),
+        duplicates=outcome.duplicates,
         reason=run.error,
         accepted_by=accepted.accepted_by,
         accepted_at=accepted.accepted_at,

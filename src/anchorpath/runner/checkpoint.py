@@ -52,6 +52,8 @@ class Checkpoint:
     pages: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     attempts: int = 1
+    #: Pages that answered 404/410 (their records' evidence of withdrawal).
+    gone: list[str] = field(default_factory=list)
     #: How many records/pages are already in the on-disk logs (not part of the content).
     saved: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
@@ -69,6 +71,7 @@ class Checkpoint:
             "pages": self.pages,
             "errors": self.errors,
             "attempts": self.attempts,
+            "gone": self.gone,
         }
 
     @classmethod
@@ -86,6 +89,7 @@ class Checkpoint:
             pages=list(d.get("pages", [])),
             errors=list(d.get("errors", [])),
             attempts=int(d.get("attempts", 1)),
+            gone=list(d.get("gone", [])),
         )
 
 

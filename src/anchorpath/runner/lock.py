@@ -4,6 +4,11 @@ The lock is an ``fcntl.flock`` on ``<state>/locks/<site>.lock``. The kernel rele
 when its holder dies, even on ``kill -9``, so a stale lock cannot outlive its process: the next
 run simply acquires it ("takes it over") and reports whose it was, from the pid and start time
 the holder wrote into the file. A live holder makes :class:`SiteLock` raise ``RunError``.
+
+What the holder wrote is also a *lease* for work done elsewhere on its behalf: a Dask worker
+crawling a site for ``run --all`` checks (:func:`lease_holds`) before every page that the lock
+file still names the process that sent it, so a crawl orphaned by a killed submitter stops as
+soon as the next run takes the lock over, instead of writing into the same checkpoint.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import secrets
 import socket
 import time
 from pathlib import Path
@@ -19,7 +25,7 @@ from typing import Any
 
 from anchorpath._errors import RunError
 
-__all__ = ["SiteLock"]
+__all__ = ["SiteLock", "lease_holds"]
 
 
 class SiteLock:
@@ -33,6 +39,8 @@ class SiteLock:
         self.path = Path(state_dir) / "locks" / f"{site}.lock"
         self.site = site
         self.took_over: dict[str, Any] | None = None
+        #: what this holder wrote into the lock file (pid, host, started, token)
+        self.info: dict[str, Any] = {}
         self._fd: int | None = None
 
     def acquire(self) -> SiteLock:
@@ -60,11 +68,13 @@ class SiteLock:
             "pid": os.getpid(),
             "host": socket.gethostname(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "token": secrets.token_hex(8),
         }
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode(), 0)
         os.fsync(fd)
         self._fd = fd
+        self.info = info
         return self
 
     @staticmethod
@@ -97,3 +107,13 @@ class SiteLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def lease_holds(state_dir: str | os.PathLike[str], site: str, info: dict[str, Any]) -> bool:
+    """True while the site's lock file still holds ``info`` (its holder's token)."""
+    path = Path(state_dir) / "locks" / f"{site}.lock"
+    try:
+        data = json.loads(path.read_bytes() or b"{}")
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("token") == info.get("token")

@@ -49,7 +49,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,7 @@ from anchorpath._errors import (
     AnchorpathError,
     ExtractionError,
     FetchError,
+    FetchFailed,
     OriginBlocked,
     RobotsDisallowed,
     RunError,
@@ -66,6 +69,7 @@ from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     archived_pages,
+    load_checkpoint,
     remove_checkpoint,
     save_checkpoint,
 )
@@ -85,7 +89,7 @@ from anchorpath.runner.drift.gate import (
     validate_records,
 )
 from anchorpath.runner.drift.validate import RecordValidator
-from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.lock import SiteLock, lease_holds
 from anchorpath.runner.report.summary import (
     change_rate,
     write_bundle,
@@ -113,11 +117,153 @@ from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["run_site"]
+__all__ = ["CrawlJob", "CrawlOutcome", "crawl_site", "run_site"]
+
+
+@dataclass
+class CrawlJob:
+    """One site's crawl as the process holding its lock hands it out: picklable, so that
+    ``run --all`` can send it to a Dask worker. The checkpoint is in ``run_dir``."""
+
+    options: RunOptions
+    sf: SelectorFile
+    run_dir: Path
+    resumed: bool
+    #: the site lock's content while the sender holds it (see ``lock.lease_holds``)
+    lease: dict[str, Any] | None = None
+
+
+@dataclass
+class CrawlOutcome:
+    """What a crawl gathered (records and pages in the checkpoint), for the verdict."""
+
+    checkpoint: Checkpoint
+    blocked: str | None
+    errors: list[str]
+    fetch_counters: dict[str, Any]
+    #: the selector file itself failed (every page would fail alike): the run stopped
+    fatal: str | None = None
+    seconds: float = 0.0
+
+
+def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progress) -> CrawlOutcome:
+    """Crawl one site from its checkpoint: fetch (or replay from the run's WARC) and extract
+    every page, checkpointing after each. No database access: this part may run on a worker.
+
+    Each call is one more attempt of the run: it writes its own WARC segment, and pages that
+    earlier attempts archived are replayed from theirs, never fetched again.
+    """
+    options, sf, run_dir = job.options, job.sf, job.run_dir
+    loaded = load_checkpoint(run_dir)
+    if loaded is None:
+        raise RunError(f"{run_dir}: the run's checkpoint is gone (finished by another process?)")
+    cp = loaded
+    cp.attempts += 1
+    earlier = warc_segments(run_dir)
+    archive = archived_pages(earlier) if earlier else {}
+    segment = run_dir / f"pages-{cp.attempts - 1:02d}.warc.gz"
+    cp.warc_segments = [p.name for p in earlier]
+    if segment.name not in cp.warc_segments:
+        cp.warc_segments.append(segment.name)
+    save_checkpoint(run_dir, cp)
+    progress(
+        "start",
+        {
+            "run_id": cp.run_id,
+            "site": sf.site.id,
+            "resumed": job.resumed,
+            "done": len(cp.crawl.get("done", [])),
+            "run_dir": str(run_dir),
+        },
+    )
+    frontier = Frontier(
+        sf,
+        base_url=options.base_url,
+        only_urls=options.urls,
+        max_url_length=options.settings.fetch.max_url_length,
+    )
+    emit = {name for name, pt in sf.page_types.items() if pt.emit}
+    state = CrawlState.from_dict(cp.crawl)
+    blocked: str | None = None
+    fatal: str | None = None
+    fetch_errors: list[str] = list(cp.errors)
+    config = site_config(options.settings.fetch, sf)
+    cache_dir = options.settings.paths.cache_path(options.state_dir)
+    reader = PageReader(
+        sf,
+        compile_selectors(sf),
+        lambda: fetcher_factory(
+            config, segment, cache_dir, lambda ev: progress("fetch", {"event": ev})
+        ),
+        conditional=config.conditional and not options.full,
+    )
+    counters: dict[str, Any] = {}
+    try:
+        while True:
+            item = frontier.pop(state)
+            if item is None:
+                break
+            if job.lease is not None and not lease_holds(options.state_dir, sf.site.id, job.lease):
+                raise RunError(
+                    f"site {sf.site.id!r}: its lock was taken over by another run; this crawl "
+                    "stops (the other run resumes it)"
+                )
+            try:
+                page = reader.read(item, archive, cp)
+            except (OriginBlocked, RobotsDisallowed) as exc:
+                fetch_errors.append(f"{item.url}: {exc}")
+                if unreachable(exc):
+                    # No robots.txt because the site is down: an error, not a refusal.
+                    break
+                if isinstance(exc, OriginBlocked) or item.via in ("start", "url"):
+                    blocked = f"{type(exc).__name__}: {exc}"
+                    break
+                page_links: tuple[str | None, tuple[str, ...]] = (None, ())
+            except FetchFailed as exc:
+                if exc.status in (404, 410) and item.via in ("follow", "url"):
+                    # A record's page is gone: evidence that it was withdrawn, not an
+                    # error (a gone listing or start page still is one).
+                    cp.gone.append(item.url)
+                else:
+                    fetch_errors.append(f"{item.url}: {exc}")
+                page_links = (None, ())
+            except SelectorEvaluationError as exc:
+                # The selector file is at fault, not the page: every page would fail alike.
+                name = Path(sf.path).name if sf.path else f"{sf.site.id}.json"
+                fatal = f"{name}: {exc} (on {item.url})"
+                fetch_errors.append(fatal)
+                break
+            except (FetchError, ExtractionError) as exc:
+                fetch_errors.append(f"{item.url}: {exc}")
+                page_links = (None, ())
+            else:
+                page_links = page
+            frontier.finish(state, item, next_url=page_links[0], links=page_links[1])
+            cp.crawl = state.to_dict()
+            cp.errors = fetch_errors
+            save_checkpoint(run_dir, cp)
+            progress(
+                "page",
+                {
+                    "url": item.url,
+                    "done": len(state.done),
+                    "queued": len(state.frontier),
+                    "records": sum(1 for r in cp.records if r["page_type"] in emit),
+                    "errors": len(fetch_errors),
+                },
+            )
+    finally:
+        if reader.fetcher is not None:
+            counters = reader.fetcher.counters.as_dict()
+            reader.fetcher.close()
+    cp.crawl = state.to_dict()
+    cp.errors = fetch_errors
+    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal)
 
 
 class _Run:
-    """State of one run while it executes (kept out of the public API)."""
+    """State of one run while it executes (kept out of the public API): prepared and decided
+    by the process holding the site's lock and the store; crawled by :func:`crawl_site`."""
 
     def __init__(
         self,
@@ -125,14 +271,12 @@ class _Run:
         sf: SelectorFile,
         sf_path: Path,
         store: Store,
-        fetcher_factory: FetcherFactory,
         progress: Progress,
     ) -> None:
         self.options = options
         self.sf = sf
         self.sf_path = sf_path
         self.store = store
-        self.fetcher_factory = fetcher_factory
         self.progress = progress
         self.sf_sha = hashlib.sha256(sf_path.read_bytes()).hexdigest()
         self.frontier = Frontier(
@@ -147,99 +291,42 @@ class _Run:
 
     # .. main ....................................................................................
 
-    def execute(self) -> RunResult:
+    def prepare(self, lease: dict[str, Any] | None = None) -> CrawlJob:
+        """Resume the site's unfinished run or start one; its checkpoint is saved."""
         options, sf = self.options, self.sf
         cp, resumed = start_or_resume(
             options, sf, self.sf_sha, self.store, self.frontier, self.progress
         )
         run_dir = runs_dir(options, sf.site.id) / cp.run_id
         run_dir.mkdir(parents=True, exist_ok=True)
-        archive = archived_pages(warc_segments(run_dir)) if resumed else {}
-        segment = run_dir / f"pages-{cp.attempts - 1:02d}.warc.gz"
-        cp.warc_segments = [p.name for p in warc_segments(run_dir)]
-        if segment.name not in cp.warc_segments:
-            cp.warc_segments.append(segment.name)
         save_checkpoint(run_dir, cp)
+        return CrawlJob(options, sf, run_dir, resumed, lease)
+
+    def finish(self, job: CrawlJob, outcome: CrawlOutcome) -> RunResult:
+        """The verdict, the commit (or quarantine) and the report of a crawled run."""
+        cp = outcome.checkpoint
         result = RunResult(
-            cp.run_id, sf.site.id, "error", EXIT_ERROR, run_dir, sf.version, resumed=resumed
+            cp.run_id,
+            self.sf.site.id,
+            "error",
+            EXIT_ERROR,
+            job.run_dir,
+            self.sf.version,
+            resumed=job.resumed,
         )
-        self.progress(
-            "start",
-            {
-                "run_id": cp.run_id,
-                "site": sf.site.id,
-                "resumed": resumed,
-                "done": len(cp.crawl.get("done", [])),
-                "run_dir": str(run_dir),
-            },
-        )
-        state = CrawlState.from_dict(cp.crawl)
-        blocked: str | None = None
-        fatal: str | None = None
-        sf_name = self.sf_path.name
-        fetch_errors: list[str] = list(cp.errors)
-        config = site_config(options.settings.fetch, sf)
-        cache_dir = options.state_dir / "cache" / sf.site.id
-        reader = PageReader(
-            sf,
-            self.compiled,
-            lambda: self.fetcher_factory(
-                config, segment, cache_dir, lambda ev: self.progress("fetch", {"event": ev})
-            ),
-            conditional=config.conditional and not options.full,
-        )
-        try:
-            while True:
-                item = self.frontier.pop(state)
-                if item is None:
-                    break
-                try:
-                    page = reader.read(item, archive, cp)
-                except (OriginBlocked, RobotsDisallowed) as exc:
-                    fetch_errors.append(f"{item.url}: {exc}")
-                    if unreachable(exc):
-                        # No robots.txt because the site is down: an error, not a refusal.
-                        break
-                    if isinstance(exc, OriginBlocked) or item.via in ("start", "url"):
-                        blocked = f"{type(exc).__name__}: {exc}"
-                        break
-                    page_links: tuple[str | None, tuple[str, ...]] = (None, ())
-                except SelectorEvaluationError as exc:
-                    # The selector file is at fault, not the page: every page would fail alike.
-                    fatal = f"{sf_name}: {exc} (on {item.url})"
-                    fetch_errors.append(fatal)
-                    break
-                except (FetchError, ExtractionError) as exc:
-                    fetch_errors.append(f"{item.url}: {exc}")
-                    page_links = (None, ())
-                else:
-                    page_links = page
-                self.frontier.finish(state, item, next_url=page_links[0], links=page_links[1])
-                cp.crawl = state.to_dict()
-                cp.errors = fetch_errors
-                save_checkpoint(run_dir, cp)
-                self.progress(
-                    "page",
-                    {
-                        "url": item.url,
-                        "done": len(state.done),
-                        "queued": len(state.frontier),
-                        "records": sum(1 for r in cp.records if r["page_type"] in self.emit),
-                        "errors": len(fetch_errors),
-                    },
-                )
-        finally:
-            if reader.fetcher is not None:
-                result.fetch_counters = reader.fetcher.counters.as_dict()
-                reader.fetcher.close()
+        result.fetch_counters = outcome.fetch_counters
         result.pages = len(cp.pages)
         result.replayed = sum(1 for p in cp.pages if p["source"] == "archive")
-        result.errors = fetch_errors
-        cp.crawl = state.to_dict()
+        result.errors = outcome.errors
+        state = CrawlState.from_dict(cp.crawl)
         self.progress("phase", {"name": "checking"})
-        self._decide(cp, state, result, blocked, fatal)
-        remove_checkpoint(run_dir)
+        self._decide(cp, state, result, outcome.blocked, outcome.fatal)
+        remove_checkpoint(job.run_dir)
         return result
+
+    def execute(self, fetcher_factory: FetcherFactory, lease: dict[str, Any] | None) -> RunResult:
+        job = self.prepare(lease)
+        return self.finish(job, crawl_site(job, fetcher_factory, self.progress))
 
     # .. verdict ..................................................................................
 
@@ -270,8 +357,12 @@ class _Run:
             verdict, result.reason = "error", fatal
         elif not cp.pages:
             verdict = "error"
-            result.reason = "no page could be fetched" + (
-                f": {result.errors[0]}" if result.errors else ""
+            first = result.errors[0] if result.errors else ""
+            cause = re.search(r"cannot connect to \S+ \([^)]*\)", first)
+            result.reason = (
+                f"{cause.group(0)}: no page could be fetched (first: {first.split(': ')[0]})"
+                if cause
+                else "no page could be fetched" + (f": {first}" if first else "")
             )
         elif result.records == 0 and looks_empty(cp.pages):
             verdict = "empty-source"
@@ -281,6 +372,15 @@ class _Run:
                 stats, history, invalid_emitted, result.records, sf
             )
         result.drift = drift_obj.to_dict() if drift_obj is not None else None
+        result.charset = [
+            f"{p['url']}: {p['charset_note']}" for p in cp.pages if p.get("charset_note")
+        ]
+        if result.charset and verdict in ("drift", "error"):
+            # Name the cause: garbled values fail their schema because of the page's encoding.
+            n = len(result.charset)
+            result.reason = (
+                f"charset mismatch on {n} page(s) ({result.charset[0]}); " + (result.reason or "")
+            ).rstrip("; ")
         # How much of the site this run saw (reported for every verdict; withdrawals also need
         # every emitted record to be identifiable, checked below).
         crawl_complete = self.frontier.complete(state) and not result.errors
@@ -308,12 +408,13 @@ class _Run:
             bad=sorted(bad),
             crawl_complete=crawl_complete,
             stats=stats_dict,
+            gone=list(cp.gone),
         )
         if verdict == "ok":
             self.progress("phase", {"name": "committing"})
-            result.events, result.complete = commit_records(
-                self.store, run_row, records, plan, page_rows(cp.pages)
-            )
+            outcome = commit_records(self.store, run_row, records, plan, page_rows(cp.pages))
+            result.events, result.complete = outcome.events, outcome.complete
+            result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
         else:
             if verdict in ("drift", "blocked"):
                 quarantine = write_quarantine(cp, result.run_dir, invalid)
@@ -368,11 +469,9 @@ def run_site(
     with lock:
         store = Store(options.state_dir / DB_NAME)
         try:
-            run = _Run(
-                options, sf, sf_path, store, fetcher_factory or default_fetcher, progress or _ignore
-            )
+            run = _Run(options, sf, sf_path, store, progress or _ignore)
             try:
-                result = run.execute()
+                result = run.execute(fetcher_factory or default_fetcher, lock.info)
             except AnchorpathError:
                 raise
             except OSError as exc:

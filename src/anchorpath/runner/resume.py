@@ -19,7 +19,14 @@ from anchorpath.runner.run_types import Progress, RunOptions, now
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["find_unfinished", "new_run_id", "options_fingerprint", "runs_dir", "start_or_resume"]
+__all__ = [
+    "find_unfinished",
+    "new_run_id",
+    "options_fingerprint",
+    "runs_dir",
+    "start_or_resume",
+    "what_changed",
+]
 
 
 def new_run_id() -> str:
@@ -37,6 +44,29 @@ def options_fingerprint(options: RunOptions) -> dict[str, Any]:
     return {"urls": list(options.urls), "full": options.full, "base_url": options.base_url}
 
 
+_OPTION_NAMES = {"urls": "--url", "full": "--full", "base_url": "--base-url"}
+
+
+def _shown(value: Any) -> str:
+    if value in (None, [], False):
+        return "not given"
+    if value is True:
+        return "given"
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def what_changed(cp: Checkpoint, sf_sha: str, fingerprint: dict[str, Any]) -> str:
+    """What differs between an unfinished run and this one ("" when it can be resumed)."""
+    changes = []
+    if cp.selector_sha256 != sf_sha:
+        changes.append("the selector file changed")
+    for name, flag in _OPTION_NAMES.items():
+        old, new = cp.options.get(name), fingerprint.get(name)
+        if old != new:
+            changes.append(f"{flag} changed (was {_shown(old)}, now {_shown(new)})")
+    return "; ".join(changes)
+
+
 def find_unfinished(
     options: RunOptions, site: str, sf_sha: str, store: Store, progress: Progress
 ) -> Checkpoint | None:
@@ -52,13 +82,19 @@ def find_unfinished(
             # Committed, then killed before the checkpoint was removed: nothing to resume.
             remove_checkpoint(run_dir)
             continue
-        same = cp.selector_sha256 == sf_sha and cp.options == options_fingerprint(options)
-        if same:
+        changed = what_changed(cp, sf_sha, options_fingerprint(options))
+        if not changed:
             return cp
         # The selector file or the request changed since: that run cannot be finished as
         # it was started. Keep its files for inspection, but stop offering it.
         (run_dir / "checkpoint.json").rename(run_dir / "checkpoint.abandoned.json")
-        progress("note", {"message": f"abandoned unfinished run {cp.run_id} (changed)"})
+        progress(
+            "note",
+            {
+                "message": f"abandoned unfinished run {cp.run_id}: {changed} since it started, "
+                "so it cannot be finished as started (its files are kept); starting a new run"
+            },
+        )
     return None
 
 
@@ -70,11 +106,10 @@ def start_or_resume(
     frontier: Frontier,
     progress: Progress,
 ) -> tuple[Checkpoint, bool]:
-    """The checkpoint of the run to execute (one more attempt of an unfinished run, or a new
-    run), and whether it is resumed."""
+    """The checkpoint of the run to execute (an unfinished run, or a new run with no attempt
+    yet), and whether it is resumed."""
     cp = find_unfinished(options, sf.site.id, sf_sha, store, progress)
     if cp is not None:
-        cp.attempts += 1
         return cp, True
     cp = Checkpoint(
         run_id=new_run_id(),
@@ -84,5 +119,6 @@ def start_or_resume(
         selector_sha256=sf_sha,
         options=options_fingerprint(options),
         crawl=frontier.start().to_dict(),
+        attempts=0,  # each crawl of the run counts one attempt (see pipeline.crawl_site)
     )
     return cp, False

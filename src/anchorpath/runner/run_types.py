@@ -77,6 +77,12 @@ class RunResult:
     records: int = 0
     invalid: int = 0
     events: list[Event] = field(default_factory=list)
+    #: Stored records this run neither saw nor withdrew (no evidence either way).
+    unseen: int = 0
+    #: Keys two different records carried in this run -> their pages (not stored this run).
+    duplicates: dict[str, list[str]] = field(default_factory=dict)
+    #: Pages whose declared charset does not fit their bytes ("URL: what was found").
+    charset: list[str] = field(default_factory=list)
     drift: dict[str, Any] | None = None
     bundle: Path | None = None
     reason: str | None = None

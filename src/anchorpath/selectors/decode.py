@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from anchorpath._errors import DecodeError
 
-__all__ = ["decode_html", "normalize_charset", "sniff_encoding"]
+__all__ = ["charset_mismatch", "decode_html", "normalize_charset", "sniff_encoding"]
 
 _ALIASES = {
     "euc-kr": "cp949",
@@ -104,6 +104,37 @@ def sniff_encoding(body: bytes, http_charset: str | None = None) -> str:
         if meta and not meta.startswith("utf-16"):
             return meta
     return _detect(body[:65536] if len(body) > 65536 else body)
+
+
+def charset_mismatch(body: bytes, http_charset: str | None) -> str | None:
+    """When the charset the server declared cannot decode ``body`` but another encoding
+    decodes all of it, say so (``declared utf-8, but the bytes are cp949: 12 bytes
+    undecodable``); None when the declaration fits or nothing fits better. Decoding still
+    follows the declaration (as browsers do); this names the cause of the U+FFFD characters
+    that values then hold."""
+    declared = normalize_charset(http_charset)
+    if not declared or not body:
+        return None
+    try:
+        body.decode(declared)
+        return None
+    except UnicodeDecodeError:
+        pass
+    except LookupError:  # pragma: no cover - normalize_charset already looked it up
+        return None
+    sample = body[:65536]
+    actual = _detect(sample)
+    if actual == declared:
+        return None
+    try:
+        sample.decode(actual)
+    except UnicodeDecodeError:
+        return None
+    bad = body.decode(declared, errors="replace").count("\ufffd")
+    return (
+        f"declared {http_charset}, but the bytes are {actual}: {bad} character(s) undecodable "
+        "(U+FFFD in values)"
+    )
 
 
 def decode_html(body: bytes | str, http_charset: str | None = None) -> tuple[str, str]:

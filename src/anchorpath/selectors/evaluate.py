@@ -460,7 +460,7 @@ def _texts(items: list[Any], norm: Any) -> list[str]:
     texts = []
     for i in items:
         t = clean_text(_node_text(i), norm.whitespace)
-        if t and (norm.strip_prefix or norm.strip_suffix):
+        if t and (norm.strip_prefix or norm.strip_suffix or norm.capture):
             t = apply_strips(t, norm)
         if t:
             texts.append(t)

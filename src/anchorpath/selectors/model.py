@@ -187,6 +187,9 @@ class Normalize:
     whitespace: bool = True
     strip_prefix: str | None = None
     strip_suffix: str | None = None
+    #: A regex searched in the text: its first group (else the whole match) is the value
+    #: ("2011" from "(2011 TV Series)"); no match, no value.
+    capture: str | None = None
     date_formats: tuple[str, ...] = ()
     number_locale: str = "en"
     join: str | None = None
@@ -197,6 +200,7 @@ class Normalize:
             whitespace=d.get("whitespace", True),
             strip_prefix=d.get("strip_prefix"),
             strip_suffix=d.get("strip_suffix"),
+            capture=d.get("capture"),
             date_formats=tuple(d.get("date_formats", ())),
             number_locale=d.get("number_locale", "en"),
             join=d.get("join"),
@@ -208,6 +212,7 @@ class Normalize:
                 ("whitespace", None if self.whitespace else False),
                 ("strip_prefix", self.strip_prefix),
                 ("strip_suffix", self.strip_suffix),
+                ("capture", self.capture),
                 ("date_formats", list(self.date_formats)),
                 ("number_locale", None if self.number_locale == "en" else self.number_locale),
                 ("join", self.join),
@@ -228,6 +233,7 @@ class FieldSpec:
     fallbacks: tuple[str, ...] = ()
     robustness: float | None = None
     examples: tuple[Any, ...] = ()
+    warnings: tuple[str, ...] = ()  # authoring's caveats (a positional XPath), for reviewers
 
     @classmethod
     def from_dict(cls, name: str, d: Mapping[str, Any]) -> FieldSpec:
@@ -246,6 +252,7 @@ class FieldSpec:
             fallbacks=tuple(d.get("fallbacks", ())),
             robustness=d.get("robustness"),
             examples=tuple(d.get("examples", ())),
+            warnings=tuple(d.get("warnings", ())),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -261,6 +268,7 @@ class FieldSpec:
                 ("fallbacks", list(self.fallbacks)),
                 ("robustness", self.robustness),
                 ("examples", list(self.examples)),
+                ("warnings", list(self.warnings)),
             ]
         )
 
@@ -369,8 +377,17 @@ class SelectorFile:
     # -- convenience -------------------------------------------------------------------------
 
     def unrunnable_reason(self) -> str | None:
-        """Why a run cannot use this file as it stands (a start URL that is not http(s), as
-        authoring from saved pages without their URLs writes), or None."""
+        """Why a run cannot use this file as it stands (a start URL with credentials, or one
+        that is not http(s), as authoring from saved pages without their URLs writes), or
+        None. Never repeats a credential."""
+        from urllib.parse import urlsplit
+
+        for u in self.fetch.start_urls:
+            if u.startswith(("http://", "https://")) and "@" in urlsplit(u).netloc:
+                return (
+                    f"start URL {urlsplit(u).hostname!r} carries credentials (user:password@): "
+                    "anchorpath never sends credentials; remove them from fetch.start_urls"
+                )
         bad = [u for u in self.fetch.start_urls if not u.startswith(("http://", "https://"))]
         if not bad:
             return None

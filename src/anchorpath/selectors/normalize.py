@@ -50,11 +50,23 @@ def _rx(pattern: str, where: str) -> re.Pattern[str]:
     return re.compile(f"^(?:{pattern})" if where == "prefix" else f"(?:{pattern})$")
 
 
+@lru_cache(maxsize=512)
+def _capture(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 def apply_strips(text: str, norm: Normalize) -> str:
+    """The value inside a node's text: affixes stripped, then the capture regex applied (its
+    first group, else the whole match; no match gives an empty value)."""
     if norm.strip_prefix:
         text = _rx(norm.strip_prefix, "prefix").sub("", text, count=1).strip()
     if norm.strip_suffix:
         text = _rx(norm.strip_suffix, "suffix").sub("", text, count=1).strip()
+    if norm.capture:
+        m = _capture(norm.capture).search(text)
+        if m is None:
+            return ""
+        text = (m.group(1) if m.re.groups else m.group(0)).strip()
     return text
 
 

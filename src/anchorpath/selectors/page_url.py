@@ -26,9 +26,12 @@ class DeclaredUrl:
 
 
 def is_http_url(url: str) -> bool:
-    """An absolute http(s) URL with a host (what a start URL or ``--url`` must be)."""
+    """An absolute http(s) URL with a host (what a start URL or ``--url`` must be), without
+    white space or control characters."""
+    if not url.isprintable() or any(ch.isspace() for ch in url):
+        return False
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         port_ok = parts.port is None or 0 < parts.port < 65536
     except ValueError:
         return False

@@ -108,6 +108,10 @@ def test_demo_site_field_names_only(tmp_path: Path) -> None:
                 assert "LLM: 0 LLM call(s)" not in res.output
     sf = load_selector_file(out / "dmf-detail.json")
     assert sf.provenance.method == "llm"
+    for seed in sf.provenance.seeds:  # rendered DOM and a full-page screenshot kept
+        assert seed.snapshot and (out / seed.snapshot).is_file()
+        png = (out / seed.snapshot).with_suffix(".png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for u, body in details[3:]:
         assert [r.values for r in extract(sf, body, u)] == [
             r.values for r in extract(hand, body, u)

@@ -12,6 +12,7 @@ from anchorpath.runner.store.database import (
     Event,
     PageRow,
     RunRow,
+    Source,
     Store,
     compute_events,
     content_hash,
@@ -33,6 +34,7 @@ def _commit(
         seen=seen,
         events=events,
         pages=[PageRow("http://x/1", None, 200, '"e"', None, "h", "list", 2)],
+        sources={k: Source(f"http://x/item/{k}", True) for k in seen},  # found on a listing
     )
     return events
 
@@ -73,9 +75,67 @@ def test_new_changed_withdrawn_and_scd2(tmp_path: Path) -> None:
 def test_partial_run_never_withdraws() -> None:
     from anchorpath.runner.store.database import StoredRecord
 
-    current = {"a": StoredRecord("a", {"k": "a"}, content_hash({"k": "a"}))}
+    current = {"a": StoredRecord("a", {"k": "a"}, content_hash({"k": "a"}), listed=True)}
     assert compute_events(current, {}, complete=False) == []
     assert [e.kind for e in compute_events(current, {}, complete=True)] == ["withdrawn"]
+
+
+def test_withdrawn_only_on_evidence() -> None:
+    from anchorpath.runner.store.database import StoredRecord, unseen_keys
+
+    h = content_hash({"k": "a"})
+    # Committed by a --url run (not through a listing): a complete crawl that does not reach
+    # it says nothing about it.
+    direct = {"a": StoredRecord("a", {"k": "a"}, h, source_url="http://x/item/a")}
+    assert compute_events(direct, {}, complete=True) == []
+    assert unseen_keys(direct, {}, []) == ["a"]
+    # Its page answered 404/410 (on whatever origin: compared without scheme and host).
+    gone = compute_events(direct, {}, complete=False, gone=["http://127.0.0.1:9/item/a"])
+    assert [(e.kind, e.key) for e in gone] == [("withdrawn", "a")]
+    # A listed record missing from a complete crawl is withdrawn, unless protected.
+    listed = {"a": StoredRecord("a", {"k": "a"}, h, listed=True)}
+    assert [e.kind for e in compute_events(listed, {}, complete=True)] == ["withdrawn"]
+    assert compute_events(listed, {}, complete=True, protected=["a"]) == []
+
+
+def test_sources_are_kept_for_seen_records(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    seen = {"a": {"k": "a"}}
+    store.commit_run(
+        _run("r1", "2024-01-01"),
+        seen=seen,
+        events=compute_events(store.current("s"), seen, complete=False),
+        sources={"a": Source("http://x/item/a", False)},
+    )
+    assert store.current("s")["a"].listed is False
+    # seen again, unchanged, this time through a listing: no new row, the source is updated
+    store.commit_run(
+        _run("r2", "2024-01-02"),
+        seen=seen,
+        events=compute_events(store.current("s"), seen, complete=True),
+        sources={"a": Source("http://x/item/a", True)},
+    )
+    cur = store.current("s")["a"]
+    assert (cur.source_url, cur.listed) == ("http://x/item/a", True)
+
+
+def test_old_database_gains_source_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE records (id INTEGER PRIMARY KEY, site TEXT NOT NULL, key TEXT NOT NULL, "
+        "valid_from TEXT NOT NULL, valid_to TEXT, is_current INTEGER NOT NULL, "
+        "content_hash TEXT NOT NULL, values_json TEXT NOT NULL, selector_version INTEGER, "
+        "run_id TEXT NOT NULL)"
+    )
+    db.execute(
+        "INSERT INTO records (site, key, valid_from, is_current, content_hash, values_json, "
+        "run_id) VALUES ('s', 'a', '2024', 1, 'h', '{}', 'r0')"
+    )
+    db.commit()
+    db.close()
+    cur = Store(path).current("s")["a"]
+    assert (cur.source_url, cur.listed) == (None, False)
 
 
 def test_events_are_append_only(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "Target",
     "consistent_targets",
     "ground_value",
+    "grounding_note",
     "itext",
     "norm",
     "signature",
@@ -88,6 +89,11 @@ class Target:
     prefix: str = ""
     suffix: str = ""
     zone: str = "body"  # body | head | meta | title | jsonld
+    found: str = ""  # the value as spelled on the page (case kept), when read from text
+
+    def case_exact(self, value: str) -> bool:
+        """The page spells the value exactly as the example does (case included)."""
+        return not self.found or self.found == _display(value)
 
     @property
     def exact(self) -> bool:
@@ -209,16 +215,21 @@ def ground_value(
             # The deepest element with exactly this text, plus ancestors with identical text
             # (``<td><a>x</a></td>``): XPath verification decides which reads best.
             if not any(index.text.get(c) == want for c in el):
-                exact.append(Target(el, "element", zone=_zone(el)))
+                shown = _display(index.raw[el])
+                exact.append(Target(el, "element", zone=_zone(el), found=shown))
                 for depth, anc in enumerate(el.iterancestors()):
                     if depth >= 2 or anc.tag in _ROOTS or index.text.get(anc) != want:
                         break
-                    exact.append(Target(anc, "element", zone=_zone(anc)))
+                    exact.append(Target(anc, "element", zone=_zone(anc), found=shown))
         elif not children_with and len(t) <= len(want) + MAX_RESIDUE:
-            split = _split(_display(index.raw[el]), want_display)
+            hay = _display(index.raw[el])
+            split = _split(hay, want_display)
             if split is not None:
+                shown = hay[len(split[0]) : len(hay) - len(split[1])]
                 partial.append(
-                    Target(el, "element", prefix=split[0], suffix=split[1], zone=_zone(el))
+                    Target(
+                        el, "element", prefix=split[0], suffix=split[1], zone=_zone(el), found=shown
+                    )
                 )
         # Mixed content: the value may sit in one text child (``<b>ISBN:</b> 978…``).
         if len(el) and not children_with:
@@ -226,7 +237,7 @@ def ground_value(
             for i, s in enumerate(texts, start=1):
                 ts = _display(str(s))
                 if ts.casefold() == want:
-                    exact.append(Target(el, "text", text_index=i, zone=_zone(el)))
+                    exact.append(Target(el, "text", text_index=i, zone=_zone(el), found=ts))
                 elif want in ts.casefold() and len(ts) <= len(want) + MAX_RESIDUE:
                     split = _split(ts, want_display)
                     if split is not None:
@@ -238,6 +249,7 @@ def ground_value(
                                 prefix=split[0],
                                 suffix=split[1],
                                 zone=_zone(el),
+                                found=ts[len(split[0]) : len(ts) - len(split[1])],
                             )
                         )
     attrs: list[Target] = []
@@ -258,6 +270,10 @@ def ground_value(
             if norm(v) == want:
                 jsonld.append(Target(script, "jsonld", text_index=i, json_key=key, zone="jsonld"))
     found = exact + attrs + partial + jsonld
+    # Exact case wins: when the page spells the value as the example does somewhere, the
+    # case-insensitive matches (``html`` in ``<!DOCTYPE html>`` for "HTML") are dropped.
+    if any(t.found and t.case_exact(value) for t in found):
+        found = [t for t in found if t.case_exact(value)]
     if not found and ftype in _TYPED:
         found = _ground_typed(index, value, ftype)
     # Body first, then meta, title, JSON-LD: visible content is what the next template keeps.
@@ -298,6 +314,28 @@ def _ground_typed(index: DocIndex, value: str, ftype: str) -> list[Target]:
         except ValueError:
             continue
     return out
+
+
+def grounding_note(targets: Sequence[Target], value: str, *, field: str, page: str) -> str | None:
+    """What a person should know about how their example was found: only case-insensitively,
+    or only inside a longer text (then a normalisation derives the value). None when the page
+    shows the value exactly as given."""
+    spelled = [t for t in targets if t.found]
+    if not spelled:
+        return None
+    if not any(t.case_exact(value) for t in spelled):
+        return (
+            f"field {field!r} on page {page}: {value!r} matched case-insensitively "
+            f"(the page shows {spelled[0].found!r})"
+        )
+    if not any(t.exact for t in spelled):
+        t = spelled[0]
+        whole = f"{t.prefix}{t.found}{t.suffix}".strip()
+        return (
+            f"field {field!r} on page {page}: {value!r} is part of {whole[:80]!r} "
+            "(a partial match: a normalisation derives the value)"
+        )
+    return None
 
 
 def signature(target: Target) -> str:

@@ -202,8 +202,33 @@ def value_suffix(target: Target) -> str:
     return ""
 
 
+def _shape(text: str) -> str:
+    """A regex for text of this shape: digit runs become ``\\d+``, white space ``\\s*``,
+    the rest literal ("1. " -> ``\\d+\\.\\s*``; "No. 12 -" -> ``No\\.\\s*\\d+\\s*\\-``)."""
+    out = []
+    for tok in re.findall(r"\d+|\s+|[^\d\s]+", text):
+        out.append(r"\d+" if tok[0].isdigit() else r"\s*" if tok.isspace() else re.escape(tok))
+    return "".join(out)
+
+
+def _capture(value: str) -> str | None:
+    """A capture regex for values whose shape says what they are: a year, a number, a price,
+    a number with a unit ("2011" in "(2011 TV Series)", "12.5" in "12.5 kg")."""
+    v = value.strip()
+    if re.fullmatch(r"(1[5-9]|20)\d\d", v):
+        return r"(?<!\d)((?:1[5-9]|20)\d\d)(?!\d)"
+    if re.fullmatch(r"[$€£¥₩]\s?\d[\d,]*(\.\d+)?", v):
+        return r"([$€£¥₩]\s?\d[\d,]*(?:\.\d+)?)"
+    if re.fullmatch(r"\d[\d,]*(\.\d+)?", v):
+        return r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)(?![\d,]*\d)"
+    return None
+
+
 def residue_normalizations(target: Target) -> list[Normalize]:
-    """Strip regexes that turn the node text into the value (label residue)."""
+    """Normalisations that turn the node text into the value as the person copied it:
+    strip regexes for the residue around it (a label, parentheses, numbering, a unit) — as
+    found and generalised by shape — and, for years, numbers and prices, a capture regex
+    (the residue may differ from record to record: "(2014)", "(2011 TV Series)")."""
     if target.exact:
         return [Normalize()]
     prefixes: list[str | None] = [None]
@@ -215,11 +240,19 @@ def residue_normalizations(target: Target) -> list[Normalize]:
         if pre.endswith(":"):
             prefixes.append(r"^.*?:\s*")
         prefixes.append(re.escape(pre) + r"\s*")
+        if any(c.isdigit() for c in pre):
+            prefixes.append(_shape(pre) + r"\s*")
     if suf:
         suffixes = [r"\s*" + re.escape(suf)]
         if suf[0] in "([":
             suffixes.append(r"\s*[\(\[].*")
-    return [Normalize(strip_prefix=p, strip_suffix=s) for p in prefixes for s in suffixes]
+        if any(c.isdigit() for c in suf):
+            suffixes.append(r"\s*" + _shape(suf))
+    out = [Normalize(strip_prefix=p, strip_suffix=s) for p in prefixes for s in suffixes]
+    cap = _capture(target.found) if target.found else None
+    if cap:
+        out.append(Normalize(capture=cap))
+    return out
 
 
 def query_form(relative: bool) -> Callable[[str], str]:

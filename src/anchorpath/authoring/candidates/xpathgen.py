@@ -164,13 +164,16 @@ def generate_candidates(
     label_residue = target.prefix.strip().endswith(":") and not target.suffix.strip()
     demerit = 0.0 if target.exact or label_residue else 0.1
     if target.zone != "body":
-        demerit += 0.03
+        # <title>/meta copies of a visible value gain the site's name or change with SEO;
+        # the visible node wins unless it is far less robust.
+        demerit += 0.25
     nth_text = f"/text()[normalize-space()][{target.text_index}]"
     out = [
         replace(
             c,
             penalty=penalty,
-            demerit=demerit,
+            # Anchors before positions: each positional step costs robustness in the ranking.
+            demerit=demerit + 0.05 * min(c.positional, 4),
             positional=c.positional
             + (
                 1

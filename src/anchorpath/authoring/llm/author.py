@@ -109,7 +109,7 @@ def author_page_type_with_llm(
     client: LLMClient,
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 2500,
+    budget: int = 1500,
     perturbation_rounds: int = 1,
     list_page: bool | None = None,
     page_type: str | None = None,
@@ -128,21 +128,89 @@ def author_page_type_with_llm(
             "no field has a verified value on any seed: "
             + "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3])
         )
-    result = author_page_type(
-        seeds,
-        usable,
-        props.examples,
-        list_page=list_page,
-        mutation_seed=mutation_seed,
-        name=page_type,
-        match=match,
-        strict=False,
+    # A value rejected twice is unknown on that seed, not absent: such a field is verified on
+    # the seeds where its value is known (detail pages; a list page needs every seed).
+    unknown: dict[str, frozenset[str]] = {}
+    if not list_page:
+        for f in usable:
+            gone = frozenset(
+                v.seed
+                for v in props.verdicts
+                if v.field == f.name and v.status != "accepted" and "rejected" in (v.reason or "")
+            )
+            if gone:
+                unknown[f.name] = gone
+    full = [f for f in usable if f.name not in unknown]
+    groups: dict[frozenset[str], list[FieldRequest]] = {}
+    for f in usable:
+        if f.name in unknown:
+            groups.setdefault(unknown[f.name], []).append(f)
+    result: AuthoringResult | None = None
+    if full:
+        result = _core(seeds, full, props, list_page, page_type, match, mutation_seed)
+    for gone, group in groups.items():
+        subset = [s for s in seeds if s.source not in gone]
+        try:
+            part = _core(subset, group, props, list_page, page_type, match, mutation_seed)
+        except AuthoringError as exc:
+            failed.update({f.name: str(exc) for f in group})
+            continue
+        note = (
+            f"verified on {len(subset)} of {len(seeds)} seeds (value rejected on "
+            f"{', '.join(sorted(gone))})"
+        )
+        part = replace(
+            part, problems=(*part.problems, *(f"field {f.name!r}: {note}" for f in group))
+        )
+        result = part if result is None else _merge(result, part)
+    if result is None:
+        raise AuthoringError(
+            "no field could be authored: " + "; ".join(f"{k}: {v}" for k, v in failed.items())
+        )
+    order = [f.name for f in usable if f.name in result.page_type.fields]
+    result = replace(
+        result,
+        page_type=replace(result.page_type, fields={n: result.page_type.fields[n] for n in order}),
     )
     for f in usable:
         if f.name not in result.page_type.fields:
             why = [p for p in result.problems if repr(f.name) in p or f" {f.name} " in p]
             failed[f.name] = why[0] if why else "no XPath reproduces its values on every seed"
     return LLMPageType(result, props, failed)
+
+
+def _core(
+    seeds: Sequence[SeedPage],
+    fields: Sequence[FieldRequest],
+    props: Proposals,
+    list_page: bool | None,
+    page_type: str | None,
+    match: str | None,
+    mutation_seed: int,
+) -> AuthoringResult:
+    if not seeds:
+        raise AuthoringError(f"{', '.join(f.name for f in fields)}: no seed with a verified value")
+    return author_page_type(
+        seeds,
+        fields,
+        {s.source: props.examples[s.source] for s in seeds},
+        list_page=list_page,
+        mutation_seed=mutation_seed,
+        name=page_type,
+        match=match,
+        strict=False,
+    )
+
+
+def _merge(base: AuthoringResult, part: AuthoringResult) -> AuthoringResult:
+    """``base`` with the fields ``part`` authored added (same page type, field order kept)."""
+    fields = {**base.page_type.fields, **part.page_type.fields}
+    return replace(
+        base,
+        page_type=replace(base.page_type, fields=fields),
+        fields={**base.fields, **part.fields},
+        problems=(*base.problems, *part.problems),
+    )
 
 
 def llm_provenance(sf: SelectorFile, client: LLMClient) -> SelectorFile:
@@ -166,7 +234,7 @@ def author_with_llm(
     client: LLMClient,
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 2500,
+    budget: int = 1500,
     perturbation_rounds: int = 1,
     list_page: bool | None = None,
     page_type: str | None = None,

@@ -36,10 +36,10 @@ from lxml import etree
 from anchorpath._errors import AnchorpathError, LLMError
 from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message
 from anchorpath.authoring.llm.templates import load_template
-from anchorpath.authoring.prune import PromptPage, PrunedPage, fit_budget, prune_page
-from anchorpath.authoring.prune.budget import field_terms, template_chunks
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage
+from anchorpath.prune import PromptPage, PrunedPage, fit_budget, prune_page
+from anchorpath.prune.budget import field_terms, template_chunks
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import FIELD_TYPES
 
@@ -507,7 +507,7 @@ def propose(
     seeds: Sequence[SeedPage],
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 2500,
+    budget: int = 1500,
     perturbation_rounds: int = 1,
     max_fields: int = 12,
 ) -> Proposals:

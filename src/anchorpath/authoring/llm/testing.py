@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = [
     "MISBEHAVIOURS",
@@ -147,7 +147,7 @@ class TruthModel:
         if noise == "hallucinate":
             self.noisy_answers += 1
             return f"{found[0]} (invented {hashlib.sha256(where.encode()).hexdigest()[:6]})"
-        if noise == "case":
+        if noise == "case" and found[0].swapcase() != found[0]:
             self.noisy_answers += 1
             return found[0].swapcase()
         if self.types.get(name) == "list" or len(found) > 1:

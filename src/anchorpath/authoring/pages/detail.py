@@ -16,6 +16,7 @@ from anchorpath.authoring.candidates.ground import (
     Target,
     consistent_targets,
     ground_value,
+    grounding_note,
     norm,
 )
 from anchorpath.authoring.candidates.scoping import scoped_variants
@@ -76,6 +77,9 @@ def author_detail(
                     ts = [t for vs in per_value for t in vs]
                 else:
                     ts = ground_value(ix, want, field=f.name, page=s.source, ftype=f.type)
+                    note = grounding_note(ts, want, field=f.name, page=s.source)
+                    if note:
+                        problems.append(note)
             except GroundingError as exc:
                 if strict:
                     raise

@@ -11,7 +11,13 @@ from typing import Any
 from lxml import etree
 
 from anchorpath._errors import AuthoringError, GroundingError
-from anchorpath.authoring.candidates.ground import DocIndex, Target, ground_value, norm
+from anchorpath.authoring.candidates.ground import (
+    DocIndex,
+    Target,
+    ground_value,
+    grounding_note,
+    norm,
+)
 from anchorpath.authoring.candidates.xpath_common import XCandidate
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
 from anchorpath.authoring.pages.records import (
@@ -62,7 +68,7 @@ def author_list(
     values = _record_values(seeds, ex, fields)
     names = [f.name for f in fields if any(f.name in v for v in values)]
     grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
-    roots = _record_roots(seeds, grounded, names)
+    roots = _record_roots(seeds, grounded, names, values, problems, strict=strict)
     probe = _probe(grounded, names, roots)
     ok_roots, counts = _seed_verified_roots(docs, roots, probe)
     mutants = _record_mutants(
@@ -143,9 +149,11 @@ def _ground_records(
                     rec[name] = []
                     continue
                 try:
-                    rec[name] = ground_value(
-                        ix, v, field=name, page=f"{s.source} (record {r + 1})", ftype=types[name]
-                    )
+                    where = f"{s.source} (record {r + 1})"
+                    rec[name] = ground_value(ix, v, field=name, page=where, ftype=types[name])
+                    note = grounding_note(rec[name], v, field=name, page=where)
+                    if note:
+                        problems.append(note)
                 except GroundingError as exc:
                     if strict:
                         raise
@@ -157,20 +165,61 @@ def _ground_records(
 
 
 def _record_roots(
-    seeds: Sequence[SeedPage], grounded: _Grounded, names: list[str]
+    seeds: Sequence[SeedPage],
+    grounded: _Grounded,
+    names: list[str],
+    values: _Values,
+    problems: list[str],
+    *,
+    strict: bool,
 ) -> list[list[etree._Element]]:
-    """Per seed, the repeating elements (one per example record) holding the records."""
+    """Per seed, the repeating elements (one per example record) holding the records.
+
+    When the records only line up without one of the examples, the error names it; without
+    ``strict`` that example record is left out (from ``grounded`` and ``values`` too) and the
+    reason goes to ``problems``.
+    """
     roots: list[list[etree._Element]] = []
     for i, recs in enumerate(grounded):
         per_record = [[[t.element for t in rec[n]] for n in names] for rec in recs]
         rr = induce_roots(per_record)
         if rr is None:
-            raise AuthoringError(
-                f"{seeds[i].source}: cannot find a repeating record element holding the example "
-                "records (are the values of different records really in different rows?)"
+            misfit = _misfit(per_record)
+            if misfit is None:
+                raise AuthoringError(
+                    f"{seeds[i].source}: cannot find a repeating record element holding the "
+                    "example records (are the values of different records really in different "
+                    "rows?)"
+                )
+            r, rest = misfit
+            shown = next((values[i][n][r] for n in names if values[i].get(n, [None])[r]), "?")
+            where = next((t.describe() for n in names for t in recs[r][n]), "nowhere")
+            msg = (
+                f"{seeds[i].source}: example record {r + 1} ({shown!r}, found at {where}) does "
+                f"not sit in a record like the other {len(recs) - 1} examples"
             )
+            if strict or len(rest) < 2:
+                raise AuthoringError(msg)
+            problems.append(msg + "; left out")
+            del recs[r]
+            for n in values[i]:
+                del values[i][n][r]
+            rr = rest
         roots.append(rr)
     return roots
+
+
+def _misfit(
+    per_record: list[list[list[etree._Element]]],
+) -> tuple[int, list[etree._Element]] | None:
+    """The one example record without which the others line up as records, with their roots."""
+    if len(per_record) < 3:
+        return None
+    for r in range(len(per_record)):
+        rest = induce_roots(per_record[:r] + per_record[r + 1 :])
+        if rest is not None:
+            return r, rest
+    return None
 
 
 def _probe(grounded: _Grounded, names: list[str], roots: list[list[etree._Element]]) -> str | None:

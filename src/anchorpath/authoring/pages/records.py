@@ -107,6 +107,17 @@ def _suffix_len(a: etree._Element, b: etree._Element) -> int:
     return n
 
 
+_CHROME = {"nav", "header", "footer", "aside"}
+
+
+def _in_chrome(el: etree._Element) -> bool:
+    """Inside the page's navigation, header, footer or sidebar (not its content)."""
+    return any(
+        a.tag in _CHROME or a.get("role") in ("navigation", "banner", "contentinfo")
+        for a in [el, *el.iterancestors()]
+    )
+
+
 def _closest(a: etree._Element, cands: Sequence[etree._Element]) -> etree._Element:
     """The candidate sharing the longest tag path suffix with ``a`` (first on ties)."""
     return max(cands, key=lambda n: _suffix_len(a, n))
@@ -137,7 +148,9 @@ def _aligned_roots(nodes: Sequence[etree._Element]) -> list[etree._Element] | No
             break
         if any(common not in r.iterancestors() for r in found):
             break
-        below = [_ancestor(n, k - 1) for n in nodes] if k else []
+        # Siblings alike to the value node itself (``<font>``s, ``<span>``s) are inline
+        # formatting, not records: only levels above the value node's parent are tested.
+        below = [_ancestor(n, k - 1) for n in nodes] if k >= 2 else []
         if any(_holds_records(r, c, n) for r, c, n in zip(found, below, nodes, strict=False)):
             break  # the level above the records: a list (or a block of a list)
         best = found
@@ -157,7 +170,7 @@ def _holds_records(el: etree._Element, child: etree._Element | None, node: etree
         if c.tag != child.tag or set(stable_classes(c)) != classes:
             continue
         hits = [c] if rel == "." else _elements(c.xpath(rel))
-        if any(itext(h).strip() for h in hits) or (rel == "." and c.attrib):
+        if any(itext(h).strip() for h in hits):
             alike += 1
             if alike >= 2:
                 return True
@@ -175,7 +188,7 @@ def induce_roots(
     """
     if len(per_record) < 2:
         return None
-    best: tuple[tuple[int, int], list[etree._Element]] | None = None
+    best: tuple[tuple[int, int, int], list[etree._Element]] | None = None
     nfields = max(len(r) for r in per_record)
     for f in range(nfields):
         if any(f >= len(rec) or not rec[f] for rec in per_record):
@@ -195,7 +208,8 @@ def induce_roots(
                 for cands in rec
                 if any(n is root or root in n.iterancestors() for n in cands)
             )
-            score = (held, -len(_elements(roots[0].xpath("ancestor::*"))))
+            chrome = sum(1 for r in roots if _in_chrome(r))
+            score = (held, -chrome, -len(_elements(roots[0].xpath("ancestor::*"))))
             if best is None or score > best[0]:
                 best = (score, roots)
     if best is not None:
@@ -410,12 +424,30 @@ def _probe_candidates(roots: Sequence[etree._Element], probe: str) -> list[RootC
 
 
 def similar_records(doc: etree._Element, roots: Sequence[etree._Element], probe: str) -> int:
-    """How many elements of the page look like the example records: same tag, same class
-    set as one of them, holding the probe path. The plausible record count of the page."""
+    """How many elements of the page look like the example records: same tag, holding the
+    probe path, sharing a class the examples share (state classes such as ``in-view`` come
+    and go) — or, when they share none, with the same class set near the examples. The
+    plausible record count of the page."""
+    common = set(stable_classes(roots[0]))
+    for r in roots[1:]:
+        common &= set(stable_classes(r))
     classes = {frozenset(stable_classes(r)) for r in roots}
     tag = str(roots[0].tag)
     items = _elements(doc.xpath(f"//{tag}[{probe}]" if probe != "." else f"//{tag}"))
-    alike = [x for x in items if frozenset(stable_classes(x)) in classes]
+    if common:
+        alike = [x for x in items if common & set(stable_classes(x))]
+    else:
+        # Without a shared class, look-alikes must also sit near the examples: inside the
+        # parent of their common container (grid rows: the table body). A sidebar list of bare
+        # links is not more of the same records.
+        common_box = _common_container(roots) if len(roots) > 1 else None
+        scope = common_box.getparent() if common_box is not None else None
+        alike = [
+            x
+            for x in items
+            if frozenset(stable_classes(x)) in classes
+            and (scope is None or scope in x.iterancestors())
+        ]
     # Nested look-alikes (a wrapper of the same tag and classes) count once.
     ids = {id(x) for x in alike}
     return sum(1 for x in alike if not any(id(a) in ids for a in x.iterancestors()))
@@ -427,13 +459,11 @@ def root_result_ok(
     expected_count: int | None = None,
     probe: str | None = None,
 ) -> bool:
-    """The selected nodes hold every example root, none inside another, all alike (in shape,
-    or — records missing optional parts — holding the probe path), and — on mutated pages —
-    exactly as many as on the original."""
+    """The selected nodes hold every example root (in any order: people pick examples as
+    they like), none inside another, all alike (in shape, or — records missing optional
+    parts — holding the probe path), and — on mutated pages — exactly as many as on the
+    original."""
     if not all(r in found for r in roots):
-        return False
-    order = [found.index(r) for r in roots]
-    if order != sorted(order) and expected_count is None:
         return False
     shapes = {_shape(r) for r in roots}
     sizes = [len(r) for r in roots]
@@ -468,16 +498,33 @@ def _int(text: str) -> int | None:
     return int(t) if re.fullmatch(r"\d{1,5}", t) else None
 
 
+#: Ids of web-archive replay toolbars (Wayback Machine, pywb/webrecorder): their "Next
+#: capture" links lead to another capture of the same page, never to the next page.
+_ARCHIVE_TOOLBAR = re.compile(r"^(wm-ipp|wm-|_wb_|wb_|__wb|donato|playback)", re.IGNORECASE)
+_NEXT_LABEL = re.compile(r"^(next|다음)( page| 페이지|페이지)?( [»›>]|[»›>])?$")
+
+
+def _in_archive_toolbar(el: etree._Element) -> bool:
+    return any(_ARCHIVE_TOOLBAR.match(a.get("id") or "") for a in [el, *el.iterancestors()])
+
+
+def _means_next(label: str) -> bool:
+    """A link label or image alt that says "next page" and nothing else ("Next capture",
+    "Next article" do not)."""
+    text = norm(label)
+    return text in NEXT_WORDS or bool(_NEXT_LABEL.match(text))
+
+
 def _pagination_candidates(doc: etree._Element) -> list[str]:
     out = ["/descendant::a[@rel='next'][1]/@href", "/descendant::link[@rel='next'][1]/@href"]
     for a in doc.iter("a"):
-        if not a.get("href"):
+        if not a.get("href") or _in_archive_toolbar(a):
             continue
         text = xpath_space(itext(a))
         label = a.get("aria-label") or a.get("title") or ""
         if norm(text) in NEXT_WORDS and text:
             out.append(f"/descendant::a[normalize-space()={literal(text)}][1]/@href")
-        if label and any(w in norm(label) for w in ("next", "다음")):
+        if label and _means_next(label):
             out.append(
                 f"/descendant::a[@aria-label={literal(label)}][1]/@href"
                 if a.get("aria-label")
@@ -487,7 +534,7 @@ def _pagination_candidates(doc: etree._Element) -> list[str]:
             if c.lower() in ("next", "btn-next", "pg-next", "page-next", "pagination-next"):
                 out.append(f"/descendant::a[{class_predicate(c)}][1]/@href")
         img = a.find(".//img")
-        if img is not None and any(w in norm(img.get("alt") or "") for w in ("next", "다음")):
+        if img is not None and _means_next(img.get("alt") or ""):
             out.append(f"/descendant::a[img[@alt={literal(img.get('alt') or '')}]][1]/@href")
     # Numbered links: the current page (a non-link number, or aria-current/active) followed
     # by the link to the next number.

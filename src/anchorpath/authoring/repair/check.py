@@ -125,7 +125,7 @@ def reauthor(
     return result, notes
 
 
-def _merge_spec(old: FieldSpec, new: FieldSpec) -> FieldSpec:
+def merge_spec(old: FieldSpec, new: FieldSpec) -> FieldSpec:
     """The new XPath, anchor, normalisation and fallbacks; the old name, type and meaning."""
     nz = new.normalize
     keep = old.normalize
@@ -158,7 +158,7 @@ def apply_authored(
         if spec is None or not spec.xpath:
             missing.append(n)
             continue
-        fields[n] = _merge_spec(pt.fields[n], spec)
+        fields[n] = merge_spec(pt.fields[n], spec)
     root = pt.record_root
     if pt.record_root is not None and authored.record_root and authored.record_root != root:
         # Same rows → keep the old root (its relative field XPaths are unchanged); other rows →

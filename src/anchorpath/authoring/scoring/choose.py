@@ -161,6 +161,12 @@ def field_report(
             ranking=ranking,
             problems=tuple(problems),
         )
+    warnings: tuple[str, ...] = ()
+    if best.candidate.positional:
+        warnings = (
+            f"positional XPath ({best.candidate.positional} positional step(s)): no anchor "
+            "reproduced the examples; a redesign may silently shift it to another node",
+        )
     return FieldReport(
         f.name,
         best.candidate.xpath,
@@ -171,7 +177,8 @@ def field_report(
         best.candidate.anchor,
         best.candidate.normalize,
         ranking,
-        tuple(problems + notes),
+        tuple(problems + notes + [f"field {f.name!r}: {w}" for w in warnings]),
+        warnings,
     )
 
 
@@ -232,6 +239,7 @@ def field_spec(f: FieldRequest, rep: FieldReport, examples: list[Any]) -> FieldS
         fallbacks=rep.fallbacks,
         robustness=rep.robustness,
         examples=tuple(examples[:5]),
+        warnings=rep.warnings,
     )
 
 

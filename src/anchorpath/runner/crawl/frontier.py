@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from anchorpath.fetch.events import redact_url
+from anchorpath.fetch.safety import has_credentials
 from anchorpath.runner.crawl.urls import is_allowed, normalize_url, rewrite_origin, trap_reason
 from anchorpath.selectors.model import SelectorFile
 
@@ -185,6 +187,13 @@ class Frontier:
 
     def _queue(self, state: CrawlState, seen: set[str], item: CrawlItem) -> None:
         if item.url in seen:
+            return
+        if has_credentials(item.url):
+            # Never fetched, and never stored with its secret (checkpoint, report).
+            shown = redact_url(item.url)
+            state.skipped.append((shown, "URL carries credentials (user:password@), never sent"))
+            seen.add(shown)
+            state.seen.append(shown)
             return
         reason = self._reason_to_skip(item.url, item.depth)
         if reason:

@@ -17,6 +17,7 @@ from typing import Any
 from anchorpath._config import FetchConfig
 from anchorpath._errors import OriginBlocked, RobotsDisallowed
 from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.http import charset_of
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
@@ -24,13 +25,16 @@ from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.runner.drift.template import template_fields, template_texts
+from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
+    "ExtractedPage",
     "PageReader",
     "PageRecord",
     "default_fetcher",
+    "extract_page",
     "login_wall",
     "site_config",
     "unreachable",
@@ -99,9 +103,78 @@ class PageRecord:
     record_root_count: int | None
     anchors_present: dict[str, bool]
     source: str  # fetch | archive
+    charset_note: str | None = None  # the declared charset does not fit the bytes
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ExtractedPage:
+    """One page's contribution to a run: its :class:`PageRecord` (as a dict, as the checkpoint
+    keeps it), its records, and where the crawl goes next."""
+
+    page: dict[str, Any]
+    records: list[dict[str, Any]]
+    next_url: str | None
+    links: tuple[str, ...]
+
+
+def extract_page(
+    compiled: Any,
+    url: str,
+    final_url: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    charset: str | None,
+    *,
+    via: str,
+    source: str = "archive",
+) -> ExtractedPage:
+    """Parse and extract one page (no I/O): shared by live runs, resumes and ``replay``.
+    ``via`` is how the crawl reached the page (``start``, ``next``, ``follow``, ``url``).
+
+    Raises ``OriginBlocked`` for a login wall.
+    """
+    lower = {k.lower(): v for k, v in dict(headers).items()}
+    doc = parse_html(body, charset, plain=True)
+    pr = evaluate_page(compiled, doc, final_url or url)
+    wall = login_wall(doc, pr)
+    if wall is not None:
+        raise OriginBlocked(
+            f"{url}: {wall.kind} ({wall.evidence}) where the page's records should be",
+            url=url,
+            reason=wall.kind,
+        )
+    texts = template_texts(doc) if pr.records else None
+    records = [
+        {
+            "page_type": rec.page_type,
+            "url": rec.url,
+            "via": via,
+            "values": dict(rec.values),
+            "problems": list(rec.problems),
+            # fields whose value is the page's nav/header/footer text (for the drift gate)
+            "template": template_fields(rec.values, texts) if texts else [],
+        }
+        for rec in pr.records
+    ]
+    page = PageRecord(
+        url=url,
+        final_url=final_url,
+        status=status,
+        etag=lower.get("etag"),
+        last_modified=lower.get("last-modified"),
+        sha256=hashlib.sha256(body).hexdigest(),
+        page_type=pr.page_type,
+        records=len(pr.records),
+        record_root_count=pr.record_root_count,
+        anchors_present=dict(pr.anchors_present),
+        source=source,
+        charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
+    )
+    return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
 
 
 class PageReader:
@@ -148,40 +221,17 @@ class PageReader:
             body, headers, final_url, status = res.body, res.headers, res.final_url, res.status
             charset = res.charset
             source = "fetch"
-        lower = {k.lower(): v for k, v in dict(headers).items()}
-        doc = parse_html(body, charset, plain=True)
-        pr = evaluate_page(self.compiled, doc, final_url or item.url)
-        wall = login_wall(doc, pr)
-        if wall is not None:
-            raise OriginBlocked(
-                f"{item.url}: {wall.kind} ({wall.evidence}) where the page's records should be",
-                url=item.url,
-                reason=wall.kind,
-            )
-        texts = template_texts(doc) if pr.records else None
-        for rec in pr.records:
-            cp.records.append(
-                {
-                    "page_type": rec.page_type,
-                    "url": rec.url,
-                    "values": dict(rec.values),
-                    "problems": list(rec.problems),
-                    # fields whose value is also the page's nav/header/footer text (drift gate)
-                    "template": template_fields(rec.values, texts) if texts else [],
-                }
-            )
-        page = PageRecord(
-            url=item.url,
-            final_url=final_url,
-            status=status,
-            etag=lower.get("etag"),
-            last_modified=lower.get("last-modified"),
-            sha256=hashlib.sha256(body).hexdigest(),
-            page_type=pr.page_type,
-            records=len(pr.records),
-            record_root_count=pr.record_root_count,
-            anchors_present=dict(pr.anchors_present),
+        out = extract_page(
+            self.compiled,
+            item.url,
+            final_url,
+            status,
+            headers,
+            body,
+            charset,
+            via=item.via,
             source=source,
         )
-        cp.pages.append(page.to_dict())
-        return pr.next_url, pr.links
+        cp.records.extend(out.records)
+        cp.pages.append(out.page)
+        return out.next_url, out.links

@@ -1,7 +1,9 @@
 """Per-run report files: ``report.json``, ``report.md`` and a self-contained ``report.html``.
 
 :func:`write_reports` takes one *summary* dict (JSON-ready; the pipeline builds it) and renders
-it three ways. The HTML report has no external references: no scripts, fonts, stylesheets or
+it three ways, in the order a person reads them: the verdict and its reason, the counts, the
+events, duplicate keys and the drift gate's reasons first; statistics, politeness counters and
+errors after. The HTML report has no external references: no scripts, fonts, stylesheets or
 images from anywhere; plots are inline SVG.
 
 Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown keys are kept in
@@ -28,6 +30,10 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
 ``events`` (list[dict])
     ``{"kind": "new"|"changed"|"withdrawn", "key": str, "changes": {field: [old, new]}}``;
     ``changes`` only for ``changed``.
+``charset`` (list[str])
+    ``"URL: declared X, but the bytes are Y ..."`` per page whose charset does not fit.
+``duplicates`` (list[dict])
+    ``{"key": str, "pages": [url, ...]}``: keys that different records carried in one run.
 ``drift`` (dict)
     :meth:`anchorpath.runner.drift.check.DriftResult.to_dict` of the gate's result.
 ``field_stats`` (dict)
@@ -153,6 +159,30 @@ def _error_line(e: Any) -> str:
 # Markdown
 
 
+_DUPLICATES_NOTE = (
+    "Different records carried the same key in this run: they were not merged and not stored "
+    "(each key keeps its stored version). The selector file's key does not identify one "
+    "record; choose another key."
+)
+
+
+_CHARSET_NOTE = (
+    "The charset these pages declare (HTTP Content-Type) does not decode their bytes, another "
+    "one does: their text values hold U+FFFD replacement characters, which is what breaks "
+    "their schema, not the selectors. Ask the site to fix the header."
+)
+
+
+def _duplicates_markdown(duplicates: Sequence[Mapping[str, Any]]) -> list[str]:
+    if not duplicates:
+        return []
+    lines = ["", f"## Duplicate keys ({len(duplicates)})", "", _DUPLICATES_NOTE, ""]
+    for d in duplicates:
+        pages = ", ".join(str(p) for p in d.get("pages", []))
+        lines.append(f"- **{d.get('key')}**: {pages}")
+    return lines
+
+
 def render_markdown(summary: Mapping[str, Any]) -> str:
     """The report as Markdown (for terminals, mail and chat)."""
     lines = [
@@ -167,6 +197,17 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     if counts:
         lines += ["", "## Counts", "", "| what | n |", "|---|---|"]
         lines += [f"| {k} | {v} |" for k, v in counts.items()]
+    events = summary.get("events") or []
+    if events:
+        lines += ["", f"## Events ({len(events)})", "", "| kind | key | changes |", "|---|---|---|"]
+        for ev in events:
+            kind, key, detail = _event_line(ev)
+            lines.append(f"| {kind} | {key} | {detail.replace('|', '/')} |")
+    lines += _duplicates_markdown(summary.get("duplicates") or [])
+    charset = summary.get("charset") or []
+    if charset:
+        lines += ["", f"## Charset mismatch ({len(charset)} pages)", "", _CHARSET_NOTE, ""]
+        lines += [f"- {c}" for c in charset]
     drift = summary.get("drift") or {}
     if drift:
         lines += [
@@ -197,12 +238,6 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
                 + " | ".join(_fmt(s[c[0]]) for c in _COLUMNS)
                 + f" | {_fmt(scores.get(fname))} |"
             )
-    events = summary.get("events") or []
-    if events:
-        lines += ["", f"## Events ({len(events)})", "", "| kind | key | changes |", "|---|---|---|"]
-        for ev in events:
-            kind, key, detail = _event_line(ev)
-            lines.append(f"| {kind} | {key} | {detail.replace('|', '/')} |")
     rate = summary.get("change_rate") or {}
     if rate:
         lines += ["", "## Change rate", ""]
@@ -292,6 +327,33 @@ def render_html(summary: Mapping[str, Any]) -> str:
         out.append("<table>")
         out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in rows]
         out.append("</table>")
+    events = summary.get("events") or []
+    out.append(f"<h2>Events ({len(events)})</h2>")
+    if events:
+        out.append("<table><tr><th>kind</th><th>key</th><th>changes</th></tr>")
+        for ev in events:
+            kind, key, detail = _event_line(ev)
+            out.append(
+                f"<tr><td>{html.escape(kind)}</td><td>{html.escape(key)}</td>"
+                f"<td>{html.escape(detail)}</td></tr>"
+            )
+        out.append("</table>")
+    else:
+        out.append("<p>none</p>")
+    charset = summary.get("charset") or []
+    if charset:
+        out.append(f"<h2>Charset mismatch ({len(charset)} pages)</h2>")
+        out.append(f"<p class=ev>{html.escape(_CHARSET_NOTE)}</p><ul>")
+        out += [f"<li>{html.escape(str(c))}</li>" for c in charset]
+        out.append("</ul>")
+    duplicates = summary.get("duplicates") or []
+    if duplicates:
+        out.append(f"<h2>Duplicate keys ({len(duplicates)})</h2>")
+        out.append(f"<p class=ev>{html.escape(_DUPLICATES_NOTE)}</p><ul>")
+        for d in duplicates:
+            pages = ", ".join(str(p) for p in d.get("pages", []))
+            out.append(f"<li><b>{_h(d.get('key'))}</b>: {html.escape(pages)}</li>")
+        out.append("</ul>")
 
     drift = summary.get("drift") or {}
     if drift:
@@ -343,20 +405,6 @@ def render_html(summary: Mapping[str, Any]) -> str:
                 f"<td class=n>{_h(scores.get(fname))}</td>{series}</tr>"
             )
         out.append("</table>")
-
-    events = summary.get("events") or []
-    out.append(f"<h2>Events ({len(events)})</h2>")
-    if events:
-        out.append("<table><tr><th>kind</th><th>key</th><th>changes</th></tr>")
-        for ev in events:
-            kind, key, detail = _event_line(ev)
-            out.append(
-                f"<tr><td>{html.escape(kind)}</td><td>{html.escape(key)}</td>"
-                f"<td>{html.escape(detail)}</td></tr>"
-            )
-        out.append("</table>")
-    else:
-        out.append("<p>none</p>")
 
     rate = summary.get("change_rate") or {}
     if rate:

@@ -170,7 +170,16 @@ def run_summary(
         "finished_at": finished,
         "resumed": result.resumed,
         "complete": result.complete,
-        "counts": {**result.counts(), "replayed": result.replayed},
+        "counts": {
+            **result.counts(),
+            "unseen": result.unseen,
+            "duplicate_keys": len(result.duplicates),
+            "replayed": result.replayed,
+        },
+        "charset": result.charset,
+        "duplicates": [
+            {"key": key, "pages": pages} for key, pages in sorted(result.duplicates.items())
+        ],
         "events": [
             {
                 "kind": e.kind,

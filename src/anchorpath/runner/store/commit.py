@@ -8,10 +8,12 @@ Records of page types with ``emit: true`` go to the store, identified by the sel
 ``key`` fields. When several emitting page types yield a record with the same key (a listing
 row and its detail page), they are merged field by field: a non-empty value beats an empty one,
 and on conflict the page type without a ``record_root`` (one record per page: the detail page,
-the fuller view) wins over a listing row. Records that break their schema are not stored; their
-keys still count as seen, so a bad row never turns into a ``withdrawn`` event. On an incomplete
-crawl, fields that came back empty keep their stored values rather than being recorded as
-deleted.
+the fuller view) wins over a listing row. Two *different* records of one page type with one key
+(two books titled "Game Over" under a ``title`` key) are never merged: the key is reported as a
+duplicate with both pages and not stored this run. Records that break their schema are not
+stored; their keys still count as seen, so a bad row never turns into a ``withdrawn`` event. On
+an incomplete crawl, fields that came back empty keep their stored values rather than being
+recorded as deleted. A record is withdrawn only on evidence (``database.compute_events``).
 """
 
 from __future__ import annotations
@@ -25,24 +27,32 @@ from anchorpath.runner.store.database import (
     Event,
     PageRow,
     RunRow,
+    Source,
     Store,
     StoredRecord,
     canonical_json,
     compute_events,
+    unseen_keys,
 )
 
 __all__ = [
     "ACCEPT_PLAN",
     "COMMITTED",
+    "REPLAYED",
+    "CommitOutcome",
     "CommitPlan",
+    "Merged",
     "commit_records",
     "merge_records",
     "page_rows",
     "record_key",
 ]
 
+#: Verdict of a run committed later by ``anchorpath replay --into store`` (its archived pages
+#: re-read with a newer selector version).
+REPLAYED = "replayed"
 #: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
-COMMITTED = ("ok", "accepted")
+COMMITTED = ("ok", "accepted", REPLAYED)
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
 ACCEPT_PLAN = "accept.json"
 
@@ -55,7 +65,8 @@ class CommitPlan:
     ``bad`` are the indices of the records that broke their schema; ``listing_types`` the
     page types with a ``record_root`` (merged first, so detail pages override them);
     ``crawl_complete`` whether the crawl saw the whole site (no cap, no failed page, no
-    ``--url`` selection); ``stats`` the run's field statistics (the drift gate's baseline).
+    ``--url`` selection); ``stats`` the run's field statistics (the drift gate's baseline);
+    ``gone`` the pages that answered 404/410 (evidence that their records are withdrawn).
     """
 
     key_fields: list[str]
@@ -64,6 +75,7 @@ class CommitPlan:
     bad: list[int]
     crawl_complete: bool
     stats: dict[str, Any] | None
+    gone: list[str] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -77,6 +89,7 @@ class CommitPlan:
             bad=[int(i) for i in d["bad"]],
             crawl_complete=bool(d["crawl_complete"]),
             stats=d.get("stats"),
+            gone=[str(u) for u in d.get("gone", [])],
         )
 
 
@@ -90,10 +103,31 @@ def record_key(values: Mapping[str, Any], key_fields: Sequence[str]) -> str | No
     return canonical_json(parts)
 
 
-def merge_records(
-    records: Sequence[Mapping[str, Any]], plan: CommitPlan
-) -> tuple[dict[str, dict[str, Any]], set[str], int]:
-    """Valid emitted records merged by key; keys of invalid ones; unidentifiable count."""
+@dataclass(frozen=True)
+class Merged:
+    """A run's emitted records merged by key.
+
+    ``seen``: valid records by key; ``invalid``: keys with a row that broke its schema;
+    ``unidentified``: records without a key; ``duplicates``: keys that two different records
+    of one page type carried in this run (page URLs of each), which are not stored this run;
+    ``sources``: where each seen key was found.
+    """
+
+    seen: dict[str, dict[str, Any]]
+    invalid: set[str]
+    unidentified: int
+    duplicates: dict[str, list[str]]
+    sources: dict[str, Source]
+
+
+def merge_records(records: Sequence[Mapping[str, Any]], plan: CommitPlan) -> Merged:
+    """Valid emitted records merged by key (see the module docstring).
+
+    A listing row and its detail page carrying one key are one record, merged field by field.
+    Two records of the same page type carrying one key are merged only when identical (a row
+    repeated on two listing pages); otherwise the key is ambiguous this run: reported with the
+    pages it came from, not stored, not withdrawn.
+    """
     bad = set(plan.bad)
     listing = set(plan.listing_types)
     unidentified = 0
@@ -104,6 +138,9 @@ def merge_records(
     )
     seen: dict[str, dict[str, Any]] = {}
     invalid_keys: set[str] = set()
+    first: dict[tuple[str, str], tuple[str, str]] = {}  # (key, page type) -> (values, url)
+    duplicates: dict[str, list[str]] = {}
+    sources: dict[str, Source] = {}
     for i in ordered:
         r = records[i]
         key = record_key(r["values"], plan.key_fields)
@@ -113,14 +150,43 @@ def merge_records(
         if i in bad:
             invalid_keys.add(key)
             continue
+        url = str(r.get("url") or "")
+        canon = canonical_json(r["values"])
+        earlier = first.setdefault((key, r["page_type"]), (canon, url))
+        if earlier[0] != canon:
+            urls = duplicates.setdefault(key, [earlier[1]])
+            urls.append(url)
+            continue
+        if earlier[1] != url and earlier[0] == canon and key in sources:
+            continue  # the same record again (a row repeated on two listing pages)
         merged = seen.setdefault(key, {})
         for name, value in r["values"].items():
             if value not in (None, "", []) or name not in merged:
                 merged[name] = value
-    # A key with one bad source (say, its detail page broke) is not trusted this run.
-    for key in invalid_keys:
+        is_listing = r["page_type"] in listing
+        listed = is_listing or r.get("via") in ("follow", "next")
+        old = sources.get(key)
+        sources[key] = Source(
+            url if not is_listing or old is None else old.url,
+            listed or (old is not None and old.listed),
+        )
+    # A key with one bad source (say, its detail page broke) is not trusted this run; nor is
+    # one that two different records carried.
+    for key in invalid_keys | set(duplicates):
         seen.pop(key, None)
-    return dict(sorted(seen.items())), invalid_keys, unidentified
+        sources.pop(key, None)
+    return Merged(dict(sorted(seen.items())), invalid_keys, unidentified, duplicates, sources)
+
+
+@dataclass(frozen=True)
+class CommitOutcome:
+    """What a commit did: events, whether withdrawals could be inferred from the crawl as a
+    whole, the stored keys it left unseen, and the ambiguous keys it did not store."""
+
+    events: list[Event]
+    complete: bool
+    unseen: list[str]
+    duplicates: dict[str, list[str]]
 
 
 def commit_records(
@@ -129,22 +195,31 @@ def commit_records(
     records: Sequence[Mapping[str, Any]],
     plan: CommitPlan,
     pages: Sequence[PageRow],
-) -> tuple[list[Event], bool]:
+) -> CommitOutcome:
     """Compute a run's events against the store's current records and commit them, the
     records, the pages and ``run_row`` (counts and statistics filled in) in one transaction.
 
-    Returns the events and whether withdrawals were inferred (the crawl was complete and every
-    emitted record identifiable). The caller holds the site lock.
+    Withdrawals need evidence (``compute_events``): a page gone (404/410) in this run, or a
+    listed record missing from a complete crawl whose every emitted record was identifiable.
+    The caller holds the site lock.
     """
-    seen, protected, unidentified = merge_records(records, plan)
-    complete = plan.crawl_complete and not unidentified
+    m = merge_records(records, plan)
+    seen = m.seen
+    complete = plan.crawl_complete and not m.unidentified
     current = store.current(run_row.site)
     if not complete:
         seen = _keep_stored_fields(seen, current)
-    # A key with an invalid row keeps its stored version: neither changed nor withdrawn.
+    protected = m.invalid | set(m.duplicates)
+    # A key with an invalid or ambiguous row keeps its stored version: neither changed nor
+    # withdrawn.
     events = compute_events(
-        current, {**_stored_values(protected, current), **seen}, complete=complete
+        current,
+        {**_stored_values(protected, current), **seen},
+        complete=complete,
+        gone=plan.gone,
+        protected=protected,
     )
+    unseen = unseen_keys(current, seen, events, protected)
     kinds = [e.kind for e in events]
     stats_store = dict(plan.stats or {})
     stats_store["run_id"] = run_row.id
@@ -156,8 +231,8 @@ def commit_records(
         withdrawn=kinds.count("withdrawn"),
         stats=stats_store,
     )
-    store.commit_run(row, seen=seen, events=events, pages=pages)
-    return events, complete
+    store.commit_run(row, seen=seen, events=events, pages=pages, sources=m.sources)
+    return CommitOutcome(events, complete, unseen, m.duplicates)
 
 
 def page_rows(pages: Sequence[Mapping[str, Any]]) -> list[PageRow]:

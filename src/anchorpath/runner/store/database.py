@@ -25,10 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from anchorpath._errors import StoreError
 from anchorpath.runner.store.simhash import is_long_text, near_duplicate
@@ -38,11 +40,14 @@ __all__ = [
     "Event",
     "PageRow",
     "RunRow",
+    "Source",
     "Store",
     "StoredRecord",
     "canonical_json",
     "compute_events",
     "content_hash",
+    "locator",
+    "unseen_keys",
 ]
 
 DB_NAME = "anchorpath.sqlite"
@@ -79,7 +84,9 @@ CREATE TABLE IF NOT EXISTS records (
     content_hash TEXT NOT NULL,
     values_json TEXT NOT NULL,
     selector_version INTEGER,
-    run_id TEXT NOT NULL
+    run_id TEXT NOT NULL,
+    source_url TEXT,
+    listed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS records_current ON records(site, is_current, key);
 CREATE TABLE IF NOT EXISTS events (
@@ -123,12 +130,30 @@ def content_hash(values: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class StoredRecord:
-    """The current version of one record."""
+    """The current version of one record, and where it was last seen: ``source_url`` (its
+    page) and ``listed`` (found on a listing, or on a page a listing linked to)."""
 
     key: str
     values: Mapping[str, Any]
     content_hash: str
     row_id: int = 0
+    source_url: str | None = None
+    listed: bool = False
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a run saw a record: the page's URL and whether a listing led to it."""
+
+    url: str | None
+    listed: bool
+
+
+def locator(url: str) -> str:
+    """``url`` without scheme and host: the same page on the live site, a local copy or a
+    demo server on another port (``--base-url``) compares equal."""
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 @dataclass(frozen=True)
@@ -168,12 +193,18 @@ def compute_events(
     seen: Mapping[str, Mapping[str, Any]],
     *,
     complete: bool,
+    gone: Iterable[str] = (),
+    protected: Iterable[str] = (),
 ) -> list[Event]:
     """Events between the stored current records and this run's records (by key).
 
-    ``withdrawn`` is only produced when ``complete`` is true: a key missing from a partial,
-    blocked or drifted crawl says nothing about the site. Sorted by kind, then key, so the
-    database content does not depend on crawl order.
+    A stored record the run did not see is ``withdrawn`` only on evidence: its page answered
+    404/410 in this run (``gone``: URLs, compared by :func:`locator`), or it was found through a
+    listing and this crawl was ``complete`` (so the listings no longer list it). Any other
+    record the run did not see is merely unseen (:func:`unseen_keys`): a partial, blocked,
+    drifted or ``--url`` crawl, or a crawl that never reaches it, says nothing about the site.
+    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn. Sorted by
+    kind, then key, so the database does not depend on crawl order.
     """
     events: list[Event] = []
     for key in sorted(seen):
@@ -185,10 +216,26 @@ def compute_events(
             diff = changed_fields(old.values, values)
             if diff:
                 events.append(Event(key, "changed", diff))
-    if complete:
-        events += [Event(key, "withdrawn") for key in sorted(set(current) - set(seen))]
+    gone_at = {locator(u) for u in gone}
+    keep = set(protected)
+    for key in sorted(set(current) - set(seen) - keep):
+        old = current[key]
+        page_gone = old.source_url is not None and locator(old.source_url) in gone_at
+        if page_gone or (complete and old.listed):
+            events.append(Event(key, "withdrawn"))
     events.sort(key=lambda e: (_KIND_ORDER[e.kind], e.key))
     return events
+
+
+def unseen_keys(
+    current: Mapping[str, StoredRecord],
+    seen: Mapping[str, Any],
+    events: Sequence[Event],
+    protected: Iterable[str] = (),
+) -> list[str]:
+    """Stored records this run neither saw nor withdrew (no evidence either way)."""
+    withdrawn = {e.key for e in events if e.kind == "withdrawn"}
+    return sorted(set(current) - set(seen) - withdrawn - set(protected))
 
 
 @dataclass(frozen=True)
@@ -234,6 +281,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._outer = False  # inside transaction(): commit_run uses savepoints
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
@@ -251,6 +299,14 @@ class Store:
         for column in ("accepted_by", "accepted_at"):
             if column not in have:
                 self._db.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+        # ... and before withdrawals needed evidence: where each record was last seen. Old
+        # rows get "not listed": they are withdrawn only when their page is gone or once a
+        # run has seen them again.
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(records)")}
+        if "source_url" not in have:
+            self._db.execute("ALTER TABLE records ADD COLUMN source_url TEXT")
+        if "listed" not in have:
+            self._db.execute("ALTER TABLE records ADD COLUMN listed INTEGER NOT NULL DEFAULT 0")
 
     @classmethod
     def in_state_dir(cls, state_dir: str | Path) -> Store:
@@ -277,11 +333,14 @@ class Store:
     def current(self, site: str) -> dict[str, StoredRecord]:
         """The current version of every record of ``site``, by key."""
         rows = self._query(
-            "SELECT id, key, values_json, content_hash FROM records "
+            "SELECT id, key, values_json, content_hash, source_url, listed FROM records "
             "WHERE site = ? AND is_current = 1",
             (site,),
         )
-        return {k: StoredRecord(k, json.loads(v), h, i) for i, k, v, h in rows}
+        return {
+            k: StoredRecord(k, json.loads(v), h, i, src, bool(listed))
+            for i, k, v, h, src, listed in rows
+        }
 
     def runs(
         self, site: str, *, verdicts: Iterable[str] | None = None, limit: int | None = None
@@ -346,8 +405,11 @@ class Store:
         seen: Mapping[str, Mapping[str, Any]] | None = None,
         events: Sequence[Event] = (),
         pages: Sequence[PageRow] = (),
+        sources: Mapping[str, Source] | None = None,
     ) -> None:
         """Write a run in one transaction.
+
+        ``sources`` (by key) records where this run saw each record, for later withdrawals.
 
         An accepted run passes ``seen`` (this run's records by key) and its ``events``; a
         quarantined run (drift, blocked, error) passes neither and only gets its ``runs`` line.
@@ -357,7 +419,7 @@ class Store:
         at = run.finished_at or run.started_at
         seen = seen or {}
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._begin()
             current = self.current(run.site) if events else {}
             for ev in events:
                 old = current.get(ev.key)
@@ -386,6 +448,12 @@ class Store:
                     "INSERT INTO events (run_id, site, key, kind, fields_json, at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (run.id, run.site, ev.key, ev.kind, canonical_json(ev.to_dict()["fields"]), at),
+                )
+            if sources:
+                self._db.executemany(
+                    "UPDATE records SET source_url = ?, listed = ? "
+                    "WHERE site = ? AND key = ? AND is_current = 1",
+                    [(src.url, int(src.listed), run.site, k) for k, src in sources.items()],
                 )
             for p in pages:
                 self._db.execute(
@@ -430,11 +498,99 @@ class Store:
                     run.accepted_at,
                 ),
             )
-            self._db.execute("COMMIT")
+            self._end()
         except (sqlite3.Error, KeyError) as exc:
+            self._abort()
+            raise StoreError(f"{self.path}: cannot commit run {run.id}: {exc}") from exc
+
+    # -- transactions -----------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        if self._outer:
+            self._db.execute("SAVEPOINT commit_run")
+        else:
+            self._db.execute("BEGIN IMMEDIATE")
+
+    def _end(self) -> None:
+        self._db.execute("RELEASE commit_run" if self._outer else "COMMIT")
+
+    def _abort(self) -> None:
+        if not self._db.in_transaction:
+            return
+        if self._outer:
+            self._db.execute("ROLLBACK TO commit_run")
+            self._db.execute("RELEASE commit_run")
+        else:
+            self._db.execute("ROLLBACK")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make every :meth:`commit_run` inside the block one transaction: all or nothing
+        (``replay --into store`` backfills several runs at once)."""
+        if self._outer:
+            raise StoreError(f"{self.path}: nested transaction")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot start a transaction: {exc}") from exc
+        self._outer = True
+        try:
+            yield
+        except BaseException:
+            self._outer = False
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
-            raise StoreError(f"{self.path}: cannot commit run {run.id}: {exc}") from exc
+            raise
+        self._outer = False
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot commit: {exc}") from exc
+
+    # -- history ----------------------------------------------------------------------------
+
+    def records_as_of(self, site: str, at: str) -> dict[str, StoredRecord]:
+        """The records of ``site`` as they were just before a run that started at ``at``
+        (SCD Type 2: versions valid then), by key."""
+        rows = self._query(
+            "SELECT id, key, values_json, content_hash, source_url, listed FROM records "
+            "WHERE site = ? AND valid_from < ? AND (valid_to IS NULL OR valid_to >= ?) ORDER BY id",
+            (site, at, at),
+        )
+        return {
+            k: StoredRecord(k, json.loads(v), h, i, src, bool(listed))
+            for i, k, v, h, src, listed in rows
+        }
+
+    def seed_records(
+        self, site: str, records: Mapping[str, StoredRecord], *, run_id: str, at: str
+    ) -> None:
+        """Write ``records`` as the current records of ``site`` with no event (a scratch
+        database starting from a point in another store's history)."""
+        try:
+            self._begin()
+            for key, rec in sorted(records.items()):
+                values = dict(rec.values)
+                self._db.execute(
+                    "INSERT INTO records (site, key, valid_from, valid_to, is_current, "
+                    "content_hash, values_json, selector_version, run_id, source_url, listed) "
+                    "VALUES (?, ?, ?, NULL, 1, ?, ?, NULL, ?, ?, ?)",
+                    (
+                        site,
+                        key,
+                        at,
+                        content_hash(values),
+                        canonical_json(values),
+                        run_id,
+                        rec.source_url,
+                        int(rec.listed),
+                    ),
+                )
+            self._end()
+        except sqlite3.Error as exc:
+            self._abort()
+            raise StoreError(f"{self.path}: cannot seed records: {exc}") from exc
 
     def dump(self, site: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
         """``records`` and ``events`` without run ids and timestamps, in a stable order.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from anchorpath.authoring.prune import estimate_tokens, fit_budget, prune_page, template_chunks
-from anchorpath.authoring.prune.budget import GAP, field_terms
+from anchorpath.prune import estimate_tokens, fit_budget, prune_page, template_chunks
+from anchorpath.prune.budget import field_terms
+from anchorpath.prune.markdown import GAP
 
 
 def _page(i: int) -> str:

@@ -13,15 +13,16 @@ chunks at blank lines, one chunk per table row.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lxml import etree
 
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.tokens import estimate_tokens
 from anchorpath.selectors.evaluate import parse_html
 
-__all__ = ["Chunk", "PrunedPage", "Span", "collapse", "prune_page"]
+__all__ = ["GAP", "Chunk", "PrunedPage", "Span", "collapse", "join_chunks", "prune_page"]
 
 _DROP = {
     "script", "style", "noscript", "svg", "iframe", "frame", "frameset", "template", "canvas",
@@ -57,12 +58,15 @@ class Span:
 
 @dataclass(frozen=True)
 class Chunk:
-    """A unit of the budget: a paragraph, a heading, a list or one table row."""
+    """A unit of the budget: a paragraph, a heading, a list or one table row; a block longer
+    than :data:`MAX_CHUNK` tokens (a layout table's one row holding the whole page) is cut into
+    pieces at cell borders, bold labels and sentence ends."""
 
     index: int
     markdown: str
     tokens: int
     table: bool = False
+    cont: bool = False  # continues the previous chunk (a long block cut in pieces)
 
 
 @dataclass
@@ -78,7 +82,7 @@ class PrunedPage:
 
     @property
     def markdown(self) -> str:
-        return "\n\n".join(c.markdown for c in self.chunks)
+        return join_chunks(self.chunks, range(len(self.chunks)))
 
     @property
     def tokens(self) -> int:
@@ -90,6 +94,27 @@ class PrunedPage:
         if not v:
             return []
         return [s for s in self.spans for _ in range(s.text.count(v))]
+
+
+#: Marks text left out between kept chunks.
+GAP = "…"
+
+
+def join_chunks(chunks: Sequence[Chunk], kept: Iterable[int]) -> str:
+    """The Markdown of the ``kept`` chunks (indexes, ascending), gaps marked with ``…``."""
+    parts: list[str] = []
+    prev = -1
+    for i in kept:
+        c = chunks[i]
+        if parts and i != prev + 1:
+            parts.append(" … " if c.cont else "\n\n" + GAP + "\n\n")
+        elif parts and c.cont:
+            parts.append(" ")
+        elif parts:
+            parts.append("\n" if c.table and chunks[prev].table else "\n\n")
+        parts.append(c.markdown)
+        prev = i
+    return "".join(parts)
 
 
 def _is_hidden(el: etree._Element) -> bool:
@@ -241,4 +266,30 @@ def _chunks(head: list[str], markdown: str) -> list[Chunk]:
             parts += [(r, True) for r in rows if _EMPTY_ROW.sub("", r)]
         else:
             parts.append((block.strip(), False))
-    return [Chunk(i, md, estimate_tokens(md), table) for i, (md, table) in enumerate(parts)]
+    out: list[Chunk] = []
+    for md, table in parts:
+        for k, piece in enumerate(_pieces(md)):
+            out.append(Chunk(len(out), piece, estimate_tokens(piece), table, k > 0))
+    return out
+
+
+#: Blocks longer than this (estimated tokens) are cut into pieces.
+MAX_CHUNK = 120
+_CUTS = (re.compile(r" (?=\| )"), re.compile(r" (?=\*\*)"), re.compile(r"(?<=[.!?]) (?=[A-Z0-9*])"))
+
+
+def _pieces(text: str, level: int = 0) -> list[str]:
+    """``text`` cut at cell borders, then bold labels, then sentence ends, into pieces of at
+    most :data:`MAX_CHUNK` tokens where it can; the pieces joined by spaces give ``text``."""
+    if estimate_tokens(text) <= MAX_CHUNK or level >= len(_CUTS) or "\n" in text:
+        return [text]
+    bits = _CUTS[level].split(text)
+    if len(bits) == 1:
+        return _pieces(text, level + 1)
+    merged: list[str] = []
+    for bit in bits:  # greedy: glue small neighbours back together
+        if merged and estimate_tokens(merged[-1]) + estimate_tokens(bit) <= MAX_CHUNK:
+            merged[-1] += " " + bit
+        else:
+            merged.append(bit)
+    return [p for m in merged for p in _pieces(m, level + 1)]

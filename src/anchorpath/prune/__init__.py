@@ -1,5 +1,9 @@
-"""What an LLM sees of a page: the DOM pruned to Markdown, with stable node ids, within a
-token budget met by relevance.
+"""What a model (or a person reading a prompt) sees of a page: the DOM pruned to Markdown,
+with stable node ids, within a token budget met by relevance.
+
+Pure (lxml + markdownify, no I/O) and below both authoring and the runner: LLM authoring prunes
+seed pages with it, the drift bundle's ``prompt.md`` prunes the failing pages with it, and the
+runner never imports an LLM module to get there.
 
 :func:`prune_page` drops what cannot hold a field value (scripts, styles, SVG, iframes, hidden
 nodes, link-heavy boilerplate such as navigation, headers, footers and asides), renders the rest
@@ -11,9 +15,9 @@ node's text can be perturbed in the Markdown (perturbation grounding).
 
 from __future__ import annotations
 
-from anchorpath.authoring.prune.budget import PromptPage, fit_budget, template_chunks
-from anchorpath.authoring.prune.markdown import Chunk, PrunedPage, Span, prune_page
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.budget import PromptPage, fit_budget, template_chunks
+from anchorpath.prune.markdown import Chunk, PrunedPage, Span, prune_page
+from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = [
     "Chunk",

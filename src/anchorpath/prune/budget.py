@@ -15,12 +15,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from anchorpath.authoring.prune.markdown import PrunedPage, collapse
-from anchorpath.authoring.prune.tokens import estimate_tokens
+from anchorpath.prune.markdown import PrunedPage, collapse, join_chunks
+from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = ["PromptPage", "field_terms", "fit_budget", "template_chunks"]
 
-GAP = "…"
 _TERM = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
@@ -124,16 +123,5 @@ def fit_budget(
                 chosen.add(c.index)
                 total += cost
         kept = tuple(sorted(chosen))
-    parts: list[str] = []
-    prev = -1
-    for i in kept:
-        c = page.chunks[i]
-        if parts and i != prev + 1:
-            parts.append("\n\n" + GAP + "\n\n")
-        elif parts:
-            both_rows = c.table and page.chunks[prev].table
-            parts.append("\n" if both_rows else "\n\n")
-        parts.append(c.markdown)
-        prev = i
-    markdown = "".join(parts)
+    markdown = join_chunks(page.chunks, kept)
     return PromptPage(page, markdown, estimate_tokens(markdown), full, kept)

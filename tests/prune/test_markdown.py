@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from anchorpath.authoring.prune import prune_page
+from anchorpath.prune import prune_page
 
 PAGE = """<html><head><title>Item 7</title><script>var secret = 1;</script></head><body>
 <nav><a href="/a">A</a><a href="/b">B</a></nav>

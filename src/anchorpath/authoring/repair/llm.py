@@ -1,0 +1,304 @@
+"""Repair with an LLM where the last good values are no longer on the failing pages.
+
+The LLM-free repair (``repair.pipeline``) learns from last good values it finds again on the
+failing snapshots. When it cannot (a list page whose records all changed, detail pages of other
+records, a value that moved *and* changed), :func:`llm_repair` asks the model for the fields of
+those page types only, on a few failing snapshots, with the same guards as authoring (the
+verbatim guard with one re-ask, perturbation grounding: ``llm.propose``). Fields whose old
+XPath already gives the model's values keep it; the others are re-authored from the model's
+values with the authoring core, and their old XPath is kept as the last fallback (so archived
+pages of the old template still read).
+
+Adopted only if both hold, per repaired page type:
+
+* the repaired file reproduces the last good records on the last good snapshots (every field,
+  every record, after normalisation), and
+* it extracts plausible values on every failing snapshot: each re-authored field filled about
+  as often as in the last good records, of its type, required fields never empty.
+
+Otherwise the result is returned unadopted with the reasons, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from anchorpath._errors import AnchorpathError
+from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.repair.check import merge_spec, with_page_types
+from anchorpath.authoring.repair.match import canon, values_equal
+from anchorpath.authoring.repair.result import FieldChange, Mismatch, RepairResult, Verification
+from anchorpath.authoring.reports import FieldRequest
+from anchorpath.authoring.seeds import SeedPage, seed_from_html
+from anchorpath.bundle import Bundle, read_bundle
+from anchorpath.selectors.evaluate import ExtractionWarning, Record, extract
+from anchorpath.selectors.model import PageType, SelectorFile
+
+__all__ = ["LLM_SEEDS", "llm_repair", "unverified_page_types"]
+
+#: Failing snapshots per page type the model reads.
+LLM_SEEDS = 3
+#: A re-authored field must be filled on at least this share of the failing records, relative
+#: to how often the last good records had it.
+FILL_RATIO = 0.9
+
+
+def _path_query(url: str) -> str:
+    p = urlsplit(url)
+    return p.path + ("?" + p.query if p.query else "")
+
+
+def unverified_page_types(result: RepairResult, bundle: Bundle) -> list[str]:
+    """Page types (with fields) the LLM-free repair could not verify: none of their failing
+    snapshots paired with a last good record, or some field not reproduced."""
+    pts = result.old.page_types
+    failing = {_pt_of(result.old, s.url) for s in bundle.failing}
+    out = [n for n in pts if n not in result.matched and n in failing]
+    out += [f.partition(".")[0] for f in result.unreproduced]
+    return [n for n in dict.fromkeys(out) if n in pts and pts[n].fields]
+
+
+def _pt_of(sf: SelectorFile, url: str) -> str | None:
+    pt = sf.page_type_for(url)
+    return pt.name if pt is not None else None
+
+
+def _extract(sf: SelectorFile, body: bytes | str, url: str) -> list[Record]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExtractionWarning)
+        try:
+            return extract(sf, body, url)
+        except AnchorpathError:
+            return []
+
+
+def _seeds(bundle: Bundle, pt: PageType, sf: SelectorFile) -> list[SeedPage]:
+    """Failing snapshots of ``pt`` for the model, list pages with two or more rows first."""
+    rx = re.compile(pt.match)
+    snaps = [s for s in bundle.failing if rx.search(s.url)]
+    if pt.record_root is not None:
+        snaps.sort(key=lambda s: len(_extract(sf, s.body, s.url)) < 2)
+    return [seed_from_html(s.body, s.url, source=s.url) for s in snaps[:LLM_SEEDS]]
+
+
+def _values_of(records: Sequence[Record], name: str, is_list: bool) -> Any:
+    vals = [r.values.get(name) for r in records]
+    return vals if is_list else (vals[0] if vals else None)
+
+
+def _same(got: Any, want: Any) -> bool:
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(
+            values_equal(g, w) for g, w in zip(got, want, strict=True)
+        )
+    return values_equal(got, want)
+
+
+def _check_last_good(sf: SelectorFile, pt: str, bundle: Bundle) -> tuple[int, int, list[Mismatch]]:
+    """Records and values of page type ``pt`` on the last good snapshots, and what differs."""
+    good: dict[str, list[Mapping[str, Any]]] = {}
+    for rec in bundle.last_good_records:
+        if rec.get("_page_type") == pt:
+            good.setdefault(_path_query(str(rec.get("_url", ""))), []).append(rec)
+    records = values = 0
+    out: list[Mismatch] = []
+    fields = sf.page_types[pt].fields
+    for snap in bundle.last_good:
+        want = good.get(_path_query(snap.url))
+        if not want:
+            continue
+        got = [r for r in _extract(sf, snap.body, snap.url) if r.page_type == pt]
+        for i, w in enumerate(want):
+            records += 1
+            g = got[i].values if i < len(got) else {}
+            for name in fields:
+                if name not in w:
+                    continue
+                values += 1
+                if not values_equal(g.get(name), w.get(name)):
+                    out.append(Mismatch(pt, name, snap.url, str(i), w.get(name), g.get(name)))
+    return records, values, out
+
+
+def _check_failing(sf: SelectorFile, pt: str, names: Sequence[str], bundle: Bundle) -> list[str]:
+    """Why the repaired fields' values on the failing snapshots are implausible (none: fine)."""
+    spec = sf.page_types[pt]
+    good = [r for r in bundle.last_good_records if r.get("_page_type") == pt]
+    recs: list[Record] = []
+    rx = re.compile(spec.match)
+    for snap in bundle.failing:
+        if rx.search(snap.url):
+            recs += [r for r in _extract(sf, snap.body, snap.url) if r.page_type == pt]
+    if not recs:
+        return [f"page type {pt!r}: no record on the failing snapshots"]
+    problems = []
+    for name in names:
+        f = spec.fields[name]
+        had = sum(1 for r in good if canon(r.get(name)) is not None) / len(good) if good else 1.0
+        has = sum(1 for r in recs if canon(r.values.get(name)) is not None) / len(recs)
+        if has < had * FILL_RATIO:
+            problems.append(
+                f"field {pt}.{name}: filled on {has:.0%} of the failing records "
+                f"(last good: {had:.0%})"
+            )
+        bad = [p for r in recs for p in r.problems if p.startswith(f"{name}:")]
+        if bad:
+            problems.append(f"field {pt}.{name}: {len(bad)} value(s) not a {f.type}: {bad[0]}")
+        if f.required and any(name in r.missing for r in recs):
+            problems.append(f"field {pt}.{name}: required but empty on a failing record")
+    return problems
+
+
+def llm_repair(
+    result: RepairResult,
+    client: Any,
+    *,
+    budget: int = 2500,
+    perturbation_rounds: int = 1,
+    mutation_seed: int = 0,
+) -> RepairResult:
+    """Ask the model for the fields of the page types the LLM-free ``result`` left unverified,
+    re-author, verify as the module docstring says; the returned result is adopted only then."""
+    from anchorpath.authoring.llm.propose import propose
+
+    bundle = read_bundle(result.bundle)
+    targets = unverified_page_types(result, bundle)
+    sf = result.new
+    notes = list(result.notes)
+    changes = [c for c in result.changes if c.page_type not in targets]
+    records = values = 0
+    mismatches: list[Mismatch] = []
+    problems: list[str] = []
+    repaired: dict[str, PageType] = {}
+    matched = dict(result.matched)
+    for n in targets:
+        old_pt = result.old.page_types[n]
+        is_list = old_pt.record_root is not None
+        seeds = _seeds(bundle, old_pt, result.old)
+        if not seeds:
+            problems.append(f"page type {n!r}: no failing snapshot to ask the model about")
+            continue
+        reqs = [
+            FieldRequest(k, f.type, f.description, f.required) for k, f in old_pt.fields.items()
+        ]
+        props = propose(client, seeds, reqs, budget=budget, perturbation_rounds=perturbation_rounds)
+        notes += [f"LLM: {p}" for p in props.problems]
+        # Fields whose old XPath already gives the model's values on every seed stay as they are.
+        old_vals = {s.source: _extract(result.old, s.html, s.url) for s in seeds}
+        broken = []
+        for k in old_pt.fields:
+            asked = [props.examples.get(s.source, {}).get(k) for s in seeds]
+            if not any(v not in (None, [], "") for v in asked):
+                continue
+            got = [_values_of(old_vals[s.source], k, is_list) for s in seeds]
+            if not all(_same(g, a) for g, a in zip(got, asked, strict=True) if a is not None):
+                broken.append(k)
+        if not broken and not is_list:
+            notes.append(f"page type {n!r}: the model's values are what the old XPaths give")
+            continue
+        usable = [
+            r for r in reqs if any(props.examples.get(s.source, {}).get(r.name) for s in seeds)
+        ]
+        try:
+            authored = author_page_type(
+                seeds,
+                usable,
+                props.examples,
+                list_page=is_list,
+                mutation_seed=mutation_seed,
+                name=n,
+                match=old_pt.match,
+                strict=False,
+            )
+        except AnchorpathError as exc:
+            problems.append(f"page type {n!r}: {exc}")
+            continue
+        notes += [f"page type {n!r}: {p}" for p in authored.problems]
+        new_root = authored.page_type.record_root if is_list else None
+        take = list(old_pt.fields) if is_list and new_root != old_pt.record_root else broken
+        fields = dict(old_pt.fields)
+        for k in take:
+            spec = authored.page_type.fields.get(k)
+            if spec is None or not spec.xpath:
+                problems.append(f"field {n}.{k}: no XPath reproduces the model's values")
+                continue
+            merged = merge_spec(old_pt.fields[k], spec)
+            # The old XPath last: pages of the old template (archives, fixtures) still read.
+            falls = tuple(x for x in merged.fallbacks if x != old_pt.fields[k].xpath)[:2]
+            if new_root == old_pt.record_root or not is_list:
+                falls += (old_pt.fields[k].xpath,)
+            fields[k] = replace(merged, fallbacks=falls)
+            changes.append(
+                FieldChange(
+                    n,
+                    k,
+                    old_pt.fields[k].xpath,
+                    spec.xpath,
+                    old_pt.fields[k].anchor,
+                    spec.anchor,
+                    spec.robustness,
+                    fields[k].fallbacks,
+                )
+            )
+        repaired[n] = replace(old_pt, fields=fields, record_root=new_root or old_pt.record_root)
+        trial = with_page_types(sf, repaired)
+        r, v, mm = _check_last_good(trial, n, bundle)
+        records, values = records + r, values + v
+        mismatches += mm
+        problems += _check_failing(trial, n, take, bundle)
+        matched[n] = r
+    new_sf = with_page_types(sf, repaired)
+    counts: dict[str, int] = {}
+    for m in mismatches:
+        counts[f"{m.page_type}.{m.field}"] = counts.get(f"{m.page_type}.{m.field}", 0) + 1
+    if mismatches:
+        problems.append(
+            "the repaired file does not reproduce the last good records on the last good "
+            "snapshots (the old XPaths are kept as fallbacks; a new XPath reads another value)"
+        )
+    if records == 0 and repaired:
+        problems.append("no last good record to check the LLM repair against")
+    base = result.verification
+    verification = Verification(
+        base.records_checked + records,
+        base.values_checked + values,
+        tuple(m for m in base.mismatches if m.page_type not in targets) + tuple(mismatches[:9]),
+        {
+            **{k: c for k, c in base.mismatch_counts.items() if k.partition(".")[0] not in targets},
+            **counts,
+        },
+        tuple(p for p in base.problems if p.split(" ")[1].partition(".")[0] not in targets)
+        + tuple(problems),
+    )
+    broken_map = {
+        **result.broken,
+        **{n: tuple(c.field for c in changes if c.page_type == n) for n in repaired},
+    }
+    stale = tuple(f"page type {n!r}: no failing snapshot could be paired" for n in repaired)
+    notes = [x for x in notes if not x.startswith(stale)]
+    rx = {n: re.compile(result.old.page_types[n].match) for n in repaired}
+    verified = list(result.verified_pages) + [
+        s.url for s in bundle.failing if any(r.search(s.url) for r in rx.values())
+    ]
+    return replace(
+        result,
+        verified_pages=tuple(dict.fromkeys(verified)),
+        new=new_sf,
+        changes=tuple(changes),
+        verification=verification,
+        matched={k: v for k, v in matched.items() if v},
+        broken=broken_map,
+        notes=tuple(dict.fromkeys(notes)),
+        record_roots={
+            **result.record_roots,
+            **{
+                n: (result.old.page_types[n].record_root, pt.record_root)
+                for n, pt in repaired.items()
+            },
+        },
+    )

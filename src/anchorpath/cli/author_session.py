@@ -1,0 +1,248 @@
+"""The review session behind ``author new-site`` (without ``--yes``), ``author edit`` and
+``author repair``: the shared glue between the CLI and ``authoring.session``."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from anchorpath._errors import AnchorpathError, AuthoringError
+
+__all__ = ["edit_cmd", "review_and_write", "session_source"]
+
+#: Seeds an ``author edit`` session takes from the file's fixtures when none are given.
+EDIT_SEEDS = 3
+
+
+@contextlib.contextmanager
+def session_source(
+    examples: Mapping[str, Any] | None, llm: bool, settings: Any, site: str
+) -> Iterator[Any]:
+    """Where the session's added fields get values: the examples, else (when the LLM was
+    used) the configured model through its cache and ledger, else nobody (typed values)."""
+    from anchorpath.authoring.session.sources import ExampleValues, LLMValues
+
+    if examples is not None:
+        yield ExampleValues(examples)
+        return
+    if not llm:
+        yield None
+        return
+    from anchorpath.authoring.llm import make_client
+
+    sid = re.sub(r"[^a-z0-9._-]+", "-", site.lower()).strip("-._") or "site"
+    try:
+        client = make_client(settings, sid)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield LLMValues(
+            client,
+            budget=settings.llm.token_budget,
+            perturbation_rounds=settings.llm.perturbation_rounds,
+        )
+    finally:
+        client.close()
+
+
+def review_and_write(
+    sf: Any,
+    page_type: str,
+    pages: Sequence[Any],
+    target: Path,
+    *,
+    reports: Mapping[str, Any] | None = None,
+    problems: Sequence[str] = (),
+    source: Any = None,
+    mutation_seed: int = 0,
+    changed: Sequence[str] = (),
+    screenshots: bool = True,
+    open_images: bool = False,
+    confirm_write: str | None = None,
+) -> Any:
+    """Open the session on page type ``page_type`` of ``sf``; on ``w`` save it to ``target``
+    with golden fixtures and screenshots. Raises ClickException when nothing was written."""
+    from anchorpath.authoring.session.core import Session
+    from anchorpath.authoring.session.fixtures import save_with_fixtures
+    from anchorpath.authoring.session.terminal import run_session
+
+    try:
+        session = Session(
+            sf,
+            page_type,
+            pages,
+            reports=reports,
+            problems=problems,
+            source=source,
+            mutation_seed=mutation_seed,
+            changed=changed,
+        )
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    tmp = Path(tempfile.mkdtemp(prefix="anchorpath-session-")) if screenshots else None
+
+    def save(s: Any, shots: list[Path]) -> Any:
+        return save_with_fixtures(
+            s.build(), target, s.pages, s.page_type, changed=s.changed, screenshots=shots
+        )
+
+    try:
+        outcome = run_session(
+            session,
+            target=target,
+            save=save,
+            shots_dir=tmp,
+            open_images=open_images,
+            confirm_write=confirm_write,
+        )
+    except AnchorpathError as exc:
+        raise click.ClickException(f"not written: {exc}") from exc
+    finally:
+        if tmp is not None and not open_images:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if not outcome.written:
+        raise click.ClickException(f"not written: {target} unchanged")
+    return outcome
+
+
+def _pick_page_type(sf: Any, name: str | None) -> str:
+    if name is not None:
+        if name not in sf.page_types:
+            raise AuthoringError(
+                f"{sf.site.id}: no page type {name!r} (page types: {', '.join(sf.page_types)})"
+            )
+        return str(name)
+    with_fields = [n for n, pt in sf.page_types.items() if pt.fields]
+    if len(with_fields) == 1:
+        return str(with_fields[0])
+    raise AuthoringError(
+        f"{sf.site.id} has several page types ({', '.join(with_fields)}): choose one with "
+        "--page-type"
+    )
+
+
+def _fixture_seeds(sf: Any, path: Path, page_type: str) -> list[Any]:
+    from anchorpath.authoring.seeds import load_seed
+
+    rx = re.compile(sf.page_types[page_type].match)
+    out = []
+    for f in sf.fixtures:
+        if rx.search(f.url) and (path.parent / f.page).is_file():
+            out.append(load_seed(str(path.parent / f.page), url=f.url))
+        if len(out) == EDIT_SEEDS:
+            break
+    if not out:
+        raise AuthoringError(
+            f"{path}: no golden fixture of page type {page_type!r} to review on; give --seed "
+            "PAGE --seed-url URL"
+        )
+    return out
+
+
+@click.command("edit")
+@click.argument("site")
+@click.option(
+    "--selectors",
+    "selectors_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Selectors directory holding SITE.json (default: the configured one).",
+)
+@click.option("--page-type", default=None, help="The page type to review (default: the only one).")
+@click.option(
+    "--seed",
+    "seeds",
+    multiple=True,
+    metavar="PAGE",
+    help="Seed page to review on (default: the file's golden fixtures of the page type).",
+)
+@click.option(
+    "--seed-url",
+    "seed_urls",
+    multiple=True,
+    metavar="URL",
+    help="The URL each file --seed stands for, in the same order.",
+)
+@click.option(
+    "--examples",
+    "examples_path",
+    default=None,
+    type=click.Path(dir_okay=False),
+    metavar="EXAMPLES.json",
+    help="Values of fields to add, per seed: the session proposes them when you add a field.",
+)
+@click.option(
+    "--screenshots/--no-screenshots",
+    default=True,
+    show_default=True,
+    help="Highlighted PNG per seed (Chromium).",
+)
+@click.option("--open", "open_images", is_flag=True, help="Open the screenshots in a viewer.")
+@click.option("--mutation-seed", default=0, show_default=True, type=int, help="RNG seed.")
+def edit_cmd(
+    site: str,
+    selectors_dir: str | None,
+    page_type: str | None,
+    seeds: tuple[str, ...],
+    seed_urls: tuple[str, ...],
+    examples_path: str | None,
+    screenshots: bool,
+    open_images: bool,
+    mutation_seed: int,
+) -> None:
+    """Review an existing selector file in the session: add, fix or drop fields.
+
+    The session shows every field of the page type on the seeds (by default the file's golden
+    fixtures), with the same actions as `author new-site`; writing saves version N+1 (parent
+    N, the old one archived under .history/), new or updated golden fixtures and screenshots.
+    Driven through a pipe, each prompt reads one line (empty: default, q: quit).
+
+    \b
+    Examples:
+      anchorpath author edit mfds-dmf --page-type detail
+      printf 'a\\n...\\n+ posted_on:date\\n' | anchorpath author edit mfds-dmf \\
+          --page-type detail --examples posted.json
+    """
+    from anchorpath._config import load_settings
+    from anchorpath.authoring.seeds import load_seed
+    from anchorpath.authoring.session.sources import ExampleValues
+    from anchorpath.selectors.load import find_selector_file, load_selector_file
+
+    if seed_urls and len(seed_urls) != len(seeds):
+        raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
+    try:
+        settings = load_settings()
+        path = find_selector_file(site, selectors_dir or settings.paths.selectors_dir)
+        sf = load_selector_file(path)
+        name = _pick_page_type(sf, page_type)
+        if seeds:
+            pages = [
+                load_seed(s, url=seed_urls[i] if seed_urls else None) for i, s in enumerate(seeds)
+            ]
+        else:
+            pages = _fixture_seeds(sf, path, name)
+        source = None
+        if examples_path:
+            from anchorpath.cli.author import _read_examples
+
+            source = ExampleValues(_read_examples(examples_path))
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    review_and_write(
+        sf,
+        name,
+        pages,
+        path,
+        source=source,
+        mutation_seed=mutation_seed,
+        screenshots=screenshots,
+        open_images=open_images,
+    )

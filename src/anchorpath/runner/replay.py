@@ -1,0 +1,808 @@
+"""``anchorpath replay``: re-read the pages past runs archived, with another selector version.
+
+After a repair, the weeks of pages already archived can be read again with the fixed selector
+file instead of being fetched again (no network at all). The runs of a site between
+``--since`` and ``--until`` are replayed in the order they ran: each run's WARC segments are
+read, every page it processed is extracted with selector version N (default: the current
+one), and validation, the drift gate and new/changed/withdrawn events are computed as if that
+run had used version N: against the records the store held when it started, with the drift
+baseline of the committed runs before it (the replayed ones included).
+
+Which pages a run processed comes from its WARC, in the order they were archived: the last
+complete response per URL; ``robots.txt``, redirects (the target is archived too) and failed
+answers are not pages. A ``304 Not Modified`` carries no body: it is resolved to the body of the
+latest earlier response of the same URL (same ``ETag``), from the replayed runs or, when
+needed, from older runs of the site. A page that cannot be resolved makes the replayed run
+incomplete (no ``withdrawn`` event), as a failed page makes a live run incomplete. A run whose
+crawl was not complete is not complete replayed either.
+
+Two destinations:
+
+``scratch`` (default)
+    A separate database, ``<state>/replays/<site>/<replay_id>/anchorpath.sqlite``, seeded with
+    the records as of the first replayed run and the committed runs before it; the replayed
+    runs are committed there, and ``report.json`` / ``report.md`` beside it say, run by run,
+    what would change (verdicts, events) against what the store recorded.
+``store``
+    A backfill of the real store, in one transaction, after the same checks: every replayed
+    run must pass the drift gate; runs the store already committed must replay to exactly the
+    events they recorded (committed events are never rewritten); and a committed run newer
+    than the replayed ones must not be contradicted (backfilled events would change the state
+    its own events were computed against). Runs that the store had not committed (drift,
+    empty-source) are committed with verdict ``replayed`` and selector version N.
+
+Extraction is the heavy part: it runs as one task per WARC segment (a *shard*) on the
+executor (:mod:`anchorpath.runner.executor`: local threads, or Dask workers reading the
+segments from the shared state directory); the gate and every database write stay in this
+process.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from anchorpath._config import Settings
+from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
+from anchorpath.fetch.http import charset_of
+from anchorpath.runner.crawl.pages import extract_page
+from anchorpath.runner.drift.gate import (
+    baseline,
+    gate,
+    looks_empty,
+    page_result,
+    run_stats,
+    validate_records,
+)
+from anchorpath.runner.drift.validate import RecordValidator
+from anchorpath.runner.executor import Executor, LocalExecutor, Progress
+from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
+from anchorpath.runner.store.commit import (
+    ACCEPT_PLAN,
+    COMMITTED,
+    REPLAYED,
+    CommitPlan,
+    commit_records,
+    page_rows,
+)
+from anchorpath.runner.store.database import DB_NAME, Event, RunRow, Store, StoredRecord
+from anchorpath.selectors.evaluate import compile_selectors
+from anchorpath.selectors.load import (
+    dump_selector_file,
+    find_selector_file,
+    load_selector_file,
+    parse_selector_data,
+)
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = [
+    "REPLAYABLE",
+    "ReplayOptions",
+    "ReplayRefused",
+    "ReplayResult",
+    "ReplayedRun",
+    "Shard",
+    "extract_shard",
+    "parse_time",
+    "replay_site",
+]
+
+#: Verdicts of runs whose archived pages are replayed (blocked and error runs are partial).
+REPLAYABLE = ("ok", "accepted", REPLAYED, "drift", "empty-source")
+
+
+class ReplayRefused(RunError):
+    """``--into store`` refused: a replayed run fails the gate or would contradict history."""
+
+
+def parse_time(text: str, *, end: bool = False) -> dt.datetime:
+    """``2026-11-30``, ``2026-11-30T06:00``, ``2026-11-30T06:00:00Z`` (UTC unless an offset is
+    given). A bare date as ``--until`` means the end of that day."""
+    value = text.strip()
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ConfigError(
+            f"{text!r}: not a time (use 2026-11-30, 2026-11-30T06:00 or 2026-11-30T06:00:00Z)"
+        ) from exc
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    if end and len(value) == 10:
+        when += dt.timedelta(days=1) - dt.timedelta(microseconds=1)
+    return when.astimezone(dt.UTC)
+
+
+def _run_time(started_at: str) -> dt.datetime:
+    return parse_time(started_at)
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """What ``anchorpath replay`` was asked to do."""
+
+    site: str
+    selectors_dir: Path = Path("selectors")
+    state_dir: Path = Path(".anchorpath/state")
+    version: int | None = None
+    since: dt.datetime | None = None
+    until: dt.datetime | None = None
+    into: str = "scratch"  # scratch | store
+    by: str | None = None
+    settings: Settings = field(default_factory=Settings)
+
+
+# -- extraction (runs on the executor) ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One WARC segment to extract with one selector file (``sf_text``: canonical JSON)."""
+
+    sf_text: str
+    path: str
+    only_urls: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class ArchivedOut:
+    """One archived response of a segment and, for a 2xx page, what extraction made of it."""
+
+    url: str
+    status: int
+    etag: str | None
+    location: str | None = None
+    page: dict[str, Any] | None = None
+    records: tuple[dict[str, Any], ...] = ()
+    blocked: str | None = None
+
+
+_COMPILED: dict[str, tuple[SelectorFile, Any]] = {}
+
+
+def _compiled(sf_text: str) -> tuple[SelectorFile, Any]:
+    key = hashlib.sha256(sf_text.encode("utf-8")).hexdigest()
+    hit = _COMPILED.get(key)
+    if hit is None:
+        sf = parse_selector_data(json.loads(sf_text), "<replayed selector file>")
+        hit = (sf, compile_selectors(sf))
+        if len(_COMPILED) > 8:
+            _COMPILED.clear()
+        _COMPILED[key] = hit
+    return hit
+
+
+def _is_robots(url: str) -> bool:
+    return url.split("?", 1)[0].endswith("/robots.txt")
+
+
+def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
+    """Every archived response of one WARC segment, in archive order; 2xx pages extracted.
+
+    Runs on the executor (a Dask worker reads the segment from the shared state directory).
+    A segment cut short by a kill is read up to its last complete record.
+    """
+    from anchorpath.fetch.warc import WarcReader
+
+    sf, compiled = _compiled(shard.sf_text)
+    reader = WarcReader([Path(shard.path)])
+    rendered: dict[str, bytes] = {}
+    out: list[ArchivedOut] = []
+    try:
+        if sf.fetch.render == "browser":
+            rendered = dict(reader.rendered())
+        for url, status, headers, body in reader.responses():
+            if _is_robots(url) or (shard.only_urls is not None and url not in shard.only_urls):
+                continue
+            etag = headers.get("etag")
+            if not 200 <= status < 300:
+                out.append(ArchivedOut(url, status, etag, location=headers.get("location")))
+                continue
+            html = rendered.get(url, body)
+            try:
+                # Listing records count as listed whatever ``via`` says; a detail page was
+                # reached by following a link.
+                ex = extract_page(
+                    compiled,
+                    url,
+                    url,
+                    status,
+                    headers,
+                    html,
+                    charset_of(headers.get("content-type")),
+                    via="follow",
+                )
+            except OriginBlocked as exc:
+                out.append(ArchivedOut(url, status, etag, blocked=str(exc)))
+                continue
+            except AnchorpathError as exc:  # undecodable page: a failed page, as in a run
+                out.append(ArchivedOut(url, 599, etag, blocked=None, location=str(exc)))
+                continue
+            out.append(ArchivedOut(url, status, etag, page=ex.page, records=tuple(ex.records)))
+    except ArchiveError:
+        pass  # truncated tail of a killed attempt: what was read so far stands
+    progress("shard", {"path": shard.path, "pages": sum(1 for o in out if o.page)})
+    return out
+
+
+# -- the replayed runs --------------------------------------------------------------------
+
+
+@dataclass
+class ReplayedRun:
+    """One run as replayed with version N, beside what the store recorded for it."""
+
+    run_id: str
+    started_at: str
+    original_verdict: str
+    original_version: int | None
+    verdict: str = "error"
+    reason: str | None = None
+    complete: bool = False
+    pages: int = 0
+    unresolved: list[str] = field(default_factory=list)
+    records: int = 0
+    invalid: int = 0
+    events: list[Event] = field(default_factory=list)
+    original_events: list[Event] = field(default_factory=list)
+    stats: dict[str, Any] | None = None
+    # what a commit needs (not reported)
+    _records: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _pages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _plan: CommitPlan | None = field(default=None, repr=False)
+
+    @property
+    def committed_before(self) -> bool:
+        return self.original_verdict in COMMITTED
+
+    def same_events(self) -> bool:
+        def norm(evs: Sequence[Event]) -> list[tuple[str, str, str]]:
+            return sorted(
+                (e.kind, e.key, json.dumps(e.to_dict()["fields"], sort_keys=True)) for e in evs
+            )
+
+        return norm(self.events) == norm(self.original_events)
+
+    def to_dict(self) -> dict[str, Any]:
+        kinds = [e.kind for e in self.events]
+        okinds = [e.kind for e in self.original_events]
+        return {
+            "run_id": self.run_id,
+            "started_at": self.started_at,
+            "original": {
+                "verdict": self.original_verdict,
+                "selector_version": self.original_version,
+                "events": {k: okinds.count(k) for k in ("new", "changed", "withdrawn")},
+            },
+            "replayed": {
+                "verdict": self.verdict,
+                "reason": self.reason,
+                "complete": self.complete,
+                "pages": self.pages,
+                "records": self.records,
+                "invalid": self.invalid,
+                "unresolved_pages": self.unresolved,
+                "events": {k: kinds.count(k) for k in ("new", "changed", "withdrawn")},
+            },
+            "same_events": self.same_events(),
+            "events": [e.to_dict() for e in self.events],
+        }
+
+
+@dataclass
+class ReplayResult:
+    """What a replay did; ``exit_code`` is what the CLI exits with."""
+
+    replay_id: str
+    site: str
+    version: int
+    into: str
+    runs: list[ReplayedRun]
+    out_dir: Path
+    database: Path
+    written: int = 0  # runs backfilled into the store
+    exit_code: int = EXIT_OK
+    final_diff: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "replay_id": self.replay_id,
+            "site": self.site,
+            "selector_version": self.version,
+            "into": self.into,
+            "database": str(self.database),
+            "backfilled_runs": self.written,
+            "final_state_vs_store": self.final_diff,
+            "runs": [r.to_dict() for r in self.runs],
+        }
+
+
+def _original_complete(run: RunRow, state_dir: Path) -> bool:
+    """Whether the live run's crawl saw the whole site (its plan, else its report)."""
+    run_dir = Path(run.run_dir) if run.run_dir else state_dir / "runs" / run.site / run.id
+    plan = run_dir / "quarantine" / ACCEPT_PLAN
+    try:
+        return bool(json.loads(plan.read_text(encoding="utf-8"))["crawl_complete"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        return bool(json.loads((run_dir / "report.json").read_text(encoding="utf-8"))["complete"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return bool(run.complete)
+
+
+def _segments(run: RunRow) -> list[str]:
+    return [p for p in (run.warc_path or "").split(",") if p]
+
+
+def _assemble(
+    outs: Sequence[ArchivedOut],
+) -> tuple[list[ArchivedOut], dict[str, str], list[tuple[str, int]]]:
+    """A run's pages from its archived responses: the last answer per URL at its first
+    position; redirects map targets back to the URL the crawl asked for; failed URLs with
+    their status."""
+    last: dict[str, ArchivedOut] = {}
+    for o in outs:
+        last[o.url] = o
+    asked: dict[str, str] = {}
+    for o in outs:
+        if o.location and 300 <= o.status < 400:
+            from urllib.parse import urljoin
+
+            target = urljoin(o.url, o.location)
+            asked.setdefault(target, asked.get(o.url, o.url))
+    order: list[str] = []
+    seen: set[str] = set()
+    for o in outs:
+        if o.url not in seen:
+            seen.add(o.url)
+            order.append(o.url)
+    pages: list[ArchivedOut] = []
+    failed: list[tuple[str, int]] = []
+    for url in order:
+        o = last[url]
+        if 300 <= o.status < 400 and o.status != 304:
+            continue
+        if o.page is not None or o.status == 304 or o.blocked:
+            pages.append(o)
+        else:
+            failed.append((url, o.status))
+    return pages, asked, failed
+
+
+class _Replayer:
+    def __init__(
+        self,
+        options: ReplayOptions,
+        sf: SelectorFile,
+        sf_path: Path,
+        store: Store,
+        executor: Executor,
+        progress: Progress,
+        max_in_flight: int,
+    ) -> None:
+        self.options = options
+        self.sf = sf
+        self.sf_path = sf_path
+        self.store = store
+        self.executor = executor
+        self.progress = progress
+        self.max_in_flight = max_in_flight
+        self.sf_text = dump_selector_file(sf)
+        self.validator = RecordValidator(sf.page_types)
+        self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
+        #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
+        self.history: dict[str, list[ArchivedOut]] = {}
+
+    def _listing(self, url: str) -> bool:
+        """Whether ``url`` is a listing page (its page type has a record root)."""
+        for pt in self.sf.page_types.values():
+            if re.search(pt.match, url):
+                return bool(pt.record_root)
+        return False
+
+    def extract(self, shards: list[Shard]) -> list[list[ArchivedOut]]:
+        results: list[list[ArchivedOut] | None] = [None] * len(shards)
+        names = [Path(s.path).parent.name + "-" + Path(s.path).name for s in shards]
+        for i, res in self.executor.run(
+            extract_shard,
+            shards,
+            progress=self.progress,
+            io_bound=False,
+            max_in_flight=self.max_in_flight,
+            names=names,
+        ):
+            if isinstance(res, BaseException):
+                raise RunError(f"{shards[i].path}: replay failed: {res}") from res
+            results[i] = res
+        return [r or [] for r in results]
+
+    def remember(self, outs: Sequence[ArchivedOut]) -> None:
+        for o in outs:
+            if o.page is not None:
+                self.history.setdefault(o.url, []).append(o)
+
+    def resolve(self, o: ArchivedOut) -> ArchivedOut | None:
+        """The earlier page a 304 stands for (same URL, same ETag when both are known)."""
+        for cand in reversed(self.history.get(o.url, [])):
+            if o.etag is None or cand.etag is None or cand.etag == o.etag:
+                return cand
+        return None
+
+    def preload(self, older: list[RunRow], needed: set[str]) -> None:
+        """Bodies of 304 pages archived before the replayed window (newest runs first)."""
+        for run in older:
+            if not needed:
+                return
+            shards = [Shard(self.sf_text, p, frozenset(needed)) for p in _segments(run)]
+            found: list[ArchivedOut] = []
+            for outs in self.extract(shards):
+                found += [o for o in outs if o.page is not None]
+            for o in reversed(found):
+                if o.url in needed:
+                    self.history.setdefault(o.url, []).insert(0, o)
+                    needed.discard(o.url)
+
+    def replay_run(
+        self, run: RunRow, outs: list[ArchivedOut], target: Store, state_dir: Path
+    ) -> ReplayedRun:
+        sf, emit = self.sf, self.emit
+        rr = ReplayedRun(
+            run.id,
+            run.started_at,
+            run.verdict,
+            run.selector_version,
+            original_events=self.store.events(run.id),
+        )
+        pages_out, asked, failed = _assemble(outs)
+        # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
+        # (a gone listing page is an error).
+        gone = [url for url, status in failed if status in (404, 410) and not self._listing(url)]
+        failed_lines = [f"{url}: HTTP {status}" for url, status in failed if url not in gone]
+        records: list[dict[str, Any]] = []
+        pages: list[dict[str, Any]] = []
+        blocked: str | None = None
+        for o in pages_out:
+            src = o
+            if o.status == 304:
+                found = self.resolve(o)
+                if found is None:
+                    rr.unresolved.append(o.url)
+                    continue
+                src = found
+            if src.blocked:
+                blocked = src.blocked
+                break
+            assert src.page is not None
+            page = dict(src.page)
+            page["url"] = asked.get(o.url, o.url)
+            page["final_url"] = o.url
+            page["status"] = o.status
+            page["source"] = "archive"
+            pages.append(page)
+            records += [dict(r) for r in src.records]
+        self.remember(outs)
+        rr.pages = len(pages)
+        rr._records, rr._pages = records, pages
+        rr.records = sum(1 for r in records if r["page_type"] in emit)
+        invalid, bad = validate_records(self.validator, records)
+        invalid_emitted = [r for r in invalid if r["page_type"] in emit]
+        rr.invalid = len(invalid_emitted)
+        page_results = [page_result(p) for p in pages]
+        stats = run_stats(sf, records, page_results)
+        rr.stats = stats.to_dict() if stats is not None else None
+        crawl_complete = _original_complete(run, state_dir) and not failed and not rr.unresolved
+        if blocked:
+            rr.verdict, rr.reason = "blocked", blocked
+        elif not pages:
+            rr.verdict = "error"
+            rr.reason = "no archived page could be replayed" + (
+                f": {failed_lines[0]}" if failed_lines else ""
+            )
+        elif rr.records == 0 and looks_empty(pages):
+            rr.verdict = "empty-source"
+            rr.reason = "the archived pages listed no records"
+        else:
+            history = baseline(target, sf, self.sf_path)
+            _, rr.verdict, rr.reason = gate(stats, history, invalid_emitted, rr.records, sf)
+        rr._plan = CommitPlan(
+            key_fields=list(sf.key),
+            emit=sorted(emit),
+            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
+            bad=sorted(bad),
+            crawl_complete=crawl_complete,
+            stats=rr.stats,
+            gone=gone,
+        )
+        row = self._row(run, rr)
+        if rr.verdict == "ok":
+            outcome = commit_records(target, row, records, rr._plan, page_rows(pages))
+            rr.events, rr.complete = outcome.events, outcome.complete
+        else:
+            target.commit_run(row)
+        return rr
+
+    def _row(self, run: RunRow, rr: ReplayedRun) -> RunRow:
+        return RunRow(
+            id=run.id,
+            site=run.site,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            verdict="ok" if rr.verdict == "ok" else rr.verdict,
+            selector_version=self.sf.version,
+            warc_path=run.warc_path,
+            run_dir=run.run_dir,
+            pages=rr.pages,
+            records=rr.records,
+            error=rr.reason if rr.verdict != "ok" else None,
+        )
+
+
+def _load(options: ReplayOptions) -> tuple[SelectorFile, Path]:
+    sf_path = find_selector_file(options.site, options.selectors_dir)
+    sf = load_selector_file(sf_path, version=options.version)
+    return sf, sf_path
+
+
+def _window(store: Store, site: str, options: ReplayOptions) -> tuple[list[RunRow], list[RunRow]]:
+    """The runs to replay (oldest first) and the runs before them (newest first)."""
+    runs = list(reversed(store.runs(site)))
+    window: list[RunRow] = []
+    older: list[RunRow] = []
+    for r in runs:
+        t = _run_time(r.started_at)
+        if options.since is not None and t < options.since:
+            if _segments(r):
+                older.append(r)
+            continue
+        if options.until is not None and t > options.until:
+            continue
+        if r.verdict in REPLAYABLE and _segments(r):
+            window.append(r)
+    if window:
+        first = window[0].started_at
+        older = [r for r in runs if r.started_at < first and _segments(r)]
+    return window, list(reversed(older))
+
+
+def replay_site(
+    options: ReplayOptions,
+    *,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    max_in_flight: int = 4,
+) -> ReplayResult:
+    """Replay the archived runs of ``options.site`` (see the module docstring).
+
+    Raises ``AnchorpathError`` subclasses for what cannot start (unknown site or version, no
+    archived run in the window, lock held for ``--into store``) and :class:`ReplayRefused`
+    when a backfill would break the checks (nothing is written then).
+    """
+    if options.into not in ("scratch", "store"):
+        raise ConfigError(f"--into {options.into!r}: expected scratch or store")
+    sf, sf_path = _load(options)
+    site = sf.site.id
+    state = options.state_dir
+    if not (state / DB_NAME).is_file():
+        raise RunError(f"{state / DB_NAME}: no state database, so nothing was archived yet")
+    lock = SiteLock(state, site) if options.into == "store" else None
+    if lock is not None:
+        lock.acquire()
+    store = Store(state / DB_NAME)
+    try:
+        return _replay(
+            options, sf, sf_path, store, executor or LocalExecutor(), progress, max_in_flight
+        )
+    finally:
+        store.close()
+        if lock is not None:
+            lock.release()
+
+
+def _ignore(kind: str, data: Mapping[str, Any]) -> None:
+    return None
+
+
+def _replay(
+    options: ReplayOptions,
+    sf: SelectorFile,
+    sf_path: Path,
+    store: Store,
+    executor: Executor,
+    progress: Progress | None,
+    max_in_flight: int,
+) -> ReplayResult:
+    site = sf.site.id
+    window, older = _window(store, site, options)
+    if not window:
+        span = f" between {options.since or 'the first run'} and {options.until or 'now'}"
+        raise RunError(f"site {site!r} has no archived run to replay{span}")
+    report = progress or _ignore
+    replay_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    out_dir = options.state_dir / "replays" / site / replay_id
+    out_dir.mkdir(parents=True, exist_ok=True)
+    scratch_path = out_dir / DB_NAME
+    t0 = window[0].started_at
+    rep = _Replayer(options, sf, sf_path, store, executor, report, max_in_flight)
+
+    # 1. Extraction: one shard per WARC segment of every replayed run, in parallel.
+    shards: list[Shard] = []
+    owner: list[int] = []
+    for k, run in enumerate(window):
+        for seg in _segments(run):
+            shards.append(Shard(rep.sf_text, seg))
+            owner.append(k)
+    report("plan", {"runs": len(window), "shards": len(shards)})
+    per_run: list[list[ArchivedOut]] = [[] for _ in window]
+    for k, outs in zip(owner, rep.extract(shards), strict=True):
+        per_run[k] += outs
+    # 304s of the first runs may need bodies archived before the window.
+    needed: set[str] = set()
+    have: set[str] = set()
+    for outs in per_run:
+        for o in outs:
+            if o.status == 304 and o.url not in have:
+                needed.add(o.url)
+            if o.page is not None:
+                have.add(o.url)
+    rep.preload(older, needed)
+
+    # 2. The gate and the commits, run after run, in a scratch database seeded as of t0.
+    scratch = Store(scratch_path)
+    try:
+        for r in reversed(store.runs(site, verdicts=COMMITTED)):
+            if r.started_at < t0:
+                scratch.commit_run(r)
+        scratch.seed_records(site, store.records_as_of(site, t0), run_id="seed", at=t0)
+        replayed = []
+        for k, run in enumerate(window):
+            rr = rep.replay_run(run, per_run[k], scratch, options.state_dir)
+            replayed.append(rr)
+            report("run", {"run_id": run.id, "verdict": rr.verdict})
+        end = window[-1].started_at
+        final = scratch.current(site)
+    finally:
+        scratch.close()
+    newer = [
+        r
+        for r in reversed(store.runs(site, verdicts=COMMITTED))
+        if r.started_at > end and r.id not in {w.id for w in window}
+    ]
+    truth = store.records_as_of(site, newer[0].started_at) if newer else store.current(site)
+    result = ReplayResult(
+        replay_id,
+        site,
+        sf.version,
+        options.into,
+        replayed,
+        out_dir,
+        scratch_path,
+        final_diff=_diff(final, truth),
+    )
+    bad = [r for r in replayed if r.verdict not in ("ok", "empty-source")]
+    result.exit_code = (
+        EXIT_OK
+        if not bad
+        else (EXIT_DRIFT if any(r.verdict == "drift" for r in bad) else EXIT_ERROR)
+    )
+    if options.into == "store":
+        result.written = _backfill(store, replayed, newer, options, sf)
+        result.database = store.path
+    _write_report(result)
+    return result
+
+
+def _diff(final: Mapping[str, StoredRecord], truth: Mapping[str, StoredRecord]) -> dict[str, int]:
+    """How the replayed end state differs from the store's state at the same point."""
+    same = sum(1 for k in final if k in truth and final[k].content_hash == truth[k].content_hash)
+    return {
+        "same": same,
+        "different": sum(1 for k in final if k in truth) - same,
+        "only_replayed": sum(1 for k in final if k not in truth),
+        "only_store": sum(1 for k in truth if k not in final),
+    }
+
+
+def _backfill(
+    store: Store,
+    replayed: list[ReplayedRun],
+    newer: list[RunRow],
+    options: ReplayOptions,
+    sf: SelectorFile,
+) -> int:
+    """Commit the replayed runs the store had not committed, in one transaction, or refuse."""
+    for rr in replayed:
+        if rr.verdict not in ("ok", "empty-source"):
+            raise ReplayRefused(
+                f"run {rr.run_id} replays as {rr.verdict} with version {sf.version}"
+                + (f" ({rr.reason})" if rr.reason else "")
+                + ": nothing was written; review with --into scratch"
+            )
+        if rr.committed_before and not rr.same_events():
+            raise ReplayRefused(
+                f"run {rr.run_id} ({rr.original_verdict}) is committed with other events than "
+                f"version {sf.version} gives ({len(rr.original_events)} recorded, "
+                f"{len(rr.events)} replayed): committed events are never rewritten; "
+                "review with --into scratch"
+            )
+    todo = [rr for rr in replayed if not rr.committed_before and rr.verdict == "ok"]
+    pending = sum(len(rr.events) for rr in todo)
+    if newer and pending:
+        n = newer[0]
+        raise ReplayRefused(
+            f"run {n.id} ({n.verdict}, started {n.started_at}) is newer than the replayed runs "
+            f"and was computed without them: backfilling {pending} event(s) would contradict "
+            "it; nothing was written; review with --into scratch"
+        )
+    if not todo:
+        return 0
+    by = options.by or _default_by()
+    at = now()
+    originals = {r.id: r for r in store.runs(sf.site.id)}
+    with store.transaction():
+        for rr in todo:
+            original = originals[rr.run_id]
+            row = replace(
+                original,
+                verdict=REPLAYED,
+                selector_version=sf.version,
+                pages=rr.pages,
+                records=rr.records,
+                error=None,
+                accepted_by=by,
+                accepted_at=at,
+            )
+            assert rr._plan is not None
+            outcome = commit_records(store, row, rr._records, rr._plan, page_rows(rr._pages))
+            rr.events, rr.complete = outcome.events, outcome.complete
+    return len(todo)
+
+
+def _default_by() -> str:
+    from anchorpath.runner.accept import default_acceptor
+
+    return default_acceptor()
+
+
+def _write_report(result: ReplayResult) -> None:
+    summary = result.to_dict()
+    lines = [
+        f"# Replay {result.replay_id} of {result.site} with selector version {result.version}",
+        "",
+        f"Into: {result.into} · database: `{result.database}`"
+        + (f" · backfilled runs: {result.written}" if result.into == "store" else ""),
+        "",
+        "| run | started | was | replayed | pages | records | new | changed | withdrawn "
+        "| same events |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in result.runs:
+        kinds = [e.kind for e in r.events]
+        lines.append(
+            f"| {r.run_id} | {r.started_at} | {r.original_verdict} (v{r.original_version}) | "
+            f"{r.verdict} | {r.pages} | {r.records} | {kinds.count('new')} | "
+            f"{kinds.count('changed')} | {kinds.count('withdrawn')} | "
+            f"{'yes' if r.same_events() else 'no'} |"
+        )
+    d = result.final_diff
+    lines += [
+        "",
+        f"Records after the last replayed run against the store at that point: {d.get('same', 0)} "
+        f"same, {d.get('different', 0)} different, {d.get('only_replayed', 0)} only in the "
+        f"replay, {d.get('only_store', 0)} only in the store.",
+        "",
+    ]
+    try:
+        (result.out_dir / "report.json").write_text(
+            json.dumps(summary, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8"
+        )
+        (result.out_dir / "report.md").write_text("\n".join(lines), encoding="utf-8")
+    except OSError as exc:
+        raise RunError(f"{result.out_dir}: cannot write the replay report: {exc}") from exc

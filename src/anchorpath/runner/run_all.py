@@ -1,0 +1,397 @@
+"""``anchorpath run --all``: every site of the selectors directory in one job.
+
+Politeness makes one site slow by design; the way to go faster is many origins at once. Sites
+are put in *origin groups*: sites whose start URLs share an origin (transitively) are one
+group, crawled one after the other in one task, so one origin is never fetched by two tasks
+at once and no pacing state has to be shared between machines. Groups run concurrently
+(``--workers``, default ``max(fetch.global_concurrency, 32)`` groups at once), and in this
+process all of them share one politeness registry
+(:class:`~anchorpath.fetch.origins.SharedPoliteness`): one pace and one robots.txt per origin,
+and at most ``fetch.global_concurrency`` requests in flight in all.
+
+Each site keeps everything ``anchorpath run SITE`` has: its lock (held by this process for the
+whole job), its checkpoint, drift gate, report and verdict. The crawl of a group is the only
+part that runs on the executor (:mod:`anchorpath.runner.executor`: local threads, or a Dask
+worker); preparing a run (lock, resume) and deciding it (gate, commit, report) happen here, so
+this process is the only writer of the SQLite store. A site that fails does not stop the
+others; a crawl that fails keeps its checkpoint, so the next ``--all`` (or ``run SITE``)
+resumes it, as it resumes every site left unfinished by ``kill -9`` of the whole job.
+
+The exit code is the most severe verdict: blocked (4) > drift (3) > error (1) > ok (0).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from anchorpath._config import Settings
+from anchorpath._errors import AnchorpathError, RunError
+from anchorpath.fetch.origins import SharedPoliteness
+from anchorpath.fetch.protocol import FetcherFactory
+from anchorpath.fetch.safety import origin_of
+from anchorpath.runner.executor import Executor, LocalExecutor, Progress, WorkerFailed
+from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
+from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, RunOptions, RunResult
+from anchorpath.runner.store.database import DB_NAME, Store
+from anchorpath.selectors.load import load_selector_file
+from anchorpath.selectors.model import SelectorFile
+
+__all__ = [
+    "GroupJob",
+    "RunAllOptions",
+    "RunAllResult",
+    "SiteOutcome",
+    "crawl_group",
+    "discover_sites",
+    "origin_groups",
+    "run_all",
+]
+
+
+@dataclass(frozen=True)
+class RunAllOptions:
+    """What ``anchorpath run --all`` was asked to do."""
+
+    patterns: tuple[str, ...] = ()
+    selectors_dir: Path = Path("selectors")
+    state_dir: Path = Path(".anchorpath/state")
+    full: bool = False
+    workers: int | None = None
+    settings: Settings = field(default_factory=Settings)
+
+    def groups_at_once(self) -> int:
+        if self.workers is not None:
+            return max(1, self.workers)
+        return max(self.settings.fetch.global_concurrency, 32)
+
+
+@dataclass
+class SiteOutcome:
+    """One line of the summary table."""
+
+    site: str
+    verdict: str
+    exit_code: int
+    seconds: float = 0.0
+    reason: str | None = None
+    result: RunResult | None = None
+
+    def counts(self) -> dict[str, int]:
+        if self.result is None:
+            return {"pages": 0, "records": 0, "new": 0, "changed": 0, "withdrawn": 0}
+        return self.result.counts()
+
+
+@dataclass
+class RunAllResult:
+    """Every site's outcome (in site order) and the job's exit code."""
+
+    sites: list[SiteOutcome]
+    seconds: float
+    groups: int
+
+    @property
+    def exit_code(self) -> int:
+        # blocked 4 > drift 3 > error 1 > ok 0: the codes are already ordered by severity
+        return max((s.exit_code for s in self.sites), default=EXIT_OK)
+
+
+def discover_sites(selectors_dir: Path, patterns: Sequence[str] = ()) -> list[Path]:
+    """The selector files of ``selectors_dir`` (``*.json``, not ``.history/``), those whose
+    name (without ``.json``) matches one of the shell ``patterns`` if any are given."""
+    if not selectors_dir.is_dir():
+        raise RunError(f"{selectors_dir}: no such selectors directory")
+    files = sorted(p for p in selectors_dir.glob("*.json") if p.is_file())
+    if patterns:
+        files = [p for p in files if any(fnmatch.fnmatchcase(p.stem, pat) for pat in patterns)]
+        if not files:
+            raise RunError(
+                f"{selectors_dir}: no selector file matches {', '.join(map(repr, patterns))}"
+            )
+    elif not files:
+        raise RunError(f"{selectors_dir}: no selector files (*.json)")
+    return files
+
+
+def _origins(sf: SelectorFile) -> set[str]:
+    out = set()
+    for url in sf.fetch.start_urls:
+        try:
+            out.add(origin_of(url))
+        except ValueError:
+            out.add(url)
+    return out
+
+
+def origin_groups(sites: Sequence[SelectorFile]) -> list[list[int]]:
+    """Indices of ``sites`` grouped so that sites sharing a start-URL origin (transitively)
+    are in one group; groups and their members keep the order of ``sites``."""
+    parent = list(range(len(sites)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[str, int] = {}
+    for i, sf in enumerate(sites):
+        for origin in sorted(_origins(sf)):
+            if origin in owner:
+                a, b = find(owner[origin]), find(i)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            else:
+                owner[origin] = i
+    groups: dict[int, list[int]] = {}
+    for i in range(len(sites)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+@dataclass
+class GroupJob:
+    """The crawls of one origin group, in order: one executor task.
+
+    ``shared`` is the politeness registry of a local job (None on Dask: the worker makes one
+    for the group); ``fetcher_factory`` replaces the polite fetcher in tests (local only).
+    """
+
+    jobs: list[CrawlJob]
+    shared: SharedPoliteness | None = None
+    fetcher_factory: FetcherFactory | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A registry holds locks and lives in one process: never sent to a worker.
+        return {**self.__dict__, "shared": None}
+
+
+def _polite_factory(shared: SharedPoliteness) -> FetcherFactory:
+    def make(config: Any, warc_path: Path, cache_dir: Path, on_event: Any) -> Any:
+        from anchorpath.fetch.polite import PoliteFetcher
+        from anchorpath.fetch.warc import WarcWriter
+
+        return PoliteFetcher(
+            config,
+            warc=WarcWriter(warc_path),
+            cache_dir=str(cache_dir),
+            on_event=on_event,
+            shared=shared,
+        )
+
+    return make
+
+
+def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]:
+    """Crawl the sites of one origin group one after the other (an executor task).
+
+    Returns, per site, its :class:`CrawlOutcome` or the one-line error that stopped it (its
+    checkpoint stays, so the next run resumes it).
+    """
+    shared = group.shared
+    if shared is None and group.jobs:
+        shared = SharedPoliteness(group.jobs[0].options.settings.fetch.global_concurrency)
+    out: list[CrawlOutcome | str] = []
+    for job in group.jobs:
+        site = job.sf.site.id
+        assert shared is not None
+        factory = group.fetcher_factory or _polite_factory(shared)
+
+        def site_progress(kind: str, data: Mapping[str, Any], site: str = site) -> None:
+            if kind == "fetch":
+                ev = data.get("event")
+                waited = float(getattr(ev, "waited", 0.0) or 0.0)
+                if waited <= 0.05:
+                    return
+                data = {"waited": waited, "reason": str(getattr(ev, "wait_reason", "") or "")}
+            progress(kind, {**data, "site": site})
+
+        began = time.monotonic()
+        try:
+            crawled = crawl_site(job, factory, site_progress)
+            crawled.seconds = time.monotonic() - began
+            out.append(crawled)
+        except AnchorpathError as exc:
+            out.append(f"{type(exc).__name__}: {exc}")
+        except OSError as exc:
+            out.append(f"{job.run_dir}: {exc}")
+        progress("crawled", {"site": site})
+    return out
+
+
+class _Site:
+    """One site while the job runs: its lock and prepared run, held by this process."""
+
+    def __init__(self, sf_path: Path, sf: SelectorFile) -> None:
+        self.sf_path = sf_path
+        self.sf = sf
+        self.lock: SiteLock | None = None
+        self.run: _Run | None = None
+        self.job: CrawlJob | None = None
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+
+def _ignore(kind: str, data: Mapping[str, Any]) -> None:
+    return None
+
+
+def run_all(
+    options: RunAllOptions,
+    *,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    fetcher_factory: FetcherFactory | None = None,
+) -> RunAllResult:
+    """Run every selected site once (see the module docstring); never raises for one site's
+    failure. Raises ``AnchorpathError`` only when nothing can start (no selectors directory,
+    no matching file, unusable state directory)."""
+    began = time.monotonic()
+    report = progress or _ignore
+    executor = executor or LocalExecutor()
+    paths = discover_sites(options.selectors_dir, options.patterns)
+    outcomes: dict[str, SiteOutcome] = {}
+    order: list[str] = []
+    loaded: list[_Site] = []
+    for path in paths:
+        try:
+            sf = load_selector_file(path)
+        except AnchorpathError as exc:
+            outcomes[path.stem] = SiteOutcome(path.stem, "error", EXIT_ERROR, reason=str(exc))
+            order.append(path.stem)
+            continue
+        if sf.site.id in outcomes or any(s.sf.site.id == sf.site.id for s in loaded):
+            outcomes.setdefault(
+                f"{sf.site.id} ({path.name})",
+                SiteOutcome(
+                    sf.site.id, "error", EXIT_ERROR, reason=f"{path}: site id already used"
+                ),
+            )
+            order.append(f"{sf.site.id} ({path.name})")
+            continue
+        loaded.append(_Site(path, sf))
+        order.append(sf.site.id)
+    groups = origin_groups([s.sf for s in loaded])
+    report("plan", {"sites": [s.sf.site.id for s in loaded], "groups": len(groups)})
+    shared = SharedPoliteness(options.settings.fetch.global_concurrency)
+    try:
+        options.state_dir.mkdir(parents=True, exist_ok=True)
+        store = Store(options.state_dir / DB_NAME)
+    except OSError as exc:
+        raise RunError(f"{options.state_dir}: {exc}") from exc
+    try:
+        tasks: list[GroupJob] = []
+        members: list[list[_Site]] = []
+        for group in groups:
+            ready: list[_Site] = []
+            for i in group:
+                site = loaded[i]
+                try:
+                    _prepare(site, options, store, report)
+                except AnchorpathError as exc:
+                    site.release()
+                    sid = site.sf.site.id
+                    outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=str(exc))
+                    report("done", {"site": sid, "verdict": "error"})
+                    continue
+                ready.append(site)
+            if ready:
+                tasks.append(
+                    GroupJob(
+                        [s.job for s in ready if s.job is not None],
+                        shared=shared,
+                        fetcher_factory=fetcher_factory,
+                    )
+                )
+                members.append(ready)
+        names = [f"group-{k}-{members[k][0].sf.site.id}" for k in range(len(tasks))]
+        for k, res in executor.run(
+            crawl_group,
+            tasks,
+            progress=report,
+            io_bound=True,
+            max_in_flight=options.groups_at_once(),
+            names=names,
+        ):
+            for j, site in enumerate(members[k]):
+                sid = site.sf.site.id
+                if isinstance(res, BaseException):
+                    what = str(res) if isinstance(res, WorkerFailed) else f"worker: {res!r}"
+                    outcome: CrawlOutcome | str = what
+                else:
+                    outcome = res[j]
+                outcomes[sid] = _finish(site, outcome)
+                site.release()
+                report("done", {"site": sid, "verdict": outcomes[sid].verdict})
+    finally:
+        for site in loaded:
+            site.release()
+        store.close()
+    return RunAllResult(
+        [outcomes[name] for name in order if name in outcomes],
+        time.monotonic() - began,
+        len(groups),
+    )
+
+
+def _prepare(site: _Site, options: RunAllOptions, store: Store, progress: Progress) -> None:
+    """Lock the site and resume or start its run (this process holds the lock)."""
+    sid = site.sf.site.id
+    run_options = RunOptions(
+        site=str(site.sf_path),
+        selectors_dir=options.selectors_dir,
+        state_dir=options.state_dir,
+        full=options.full,
+        settings=options.settings,
+    )
+    for u in site.sf.fetch.start_urls:
+        if not u.startswith(("http://", "https://")):
+            raise RunError(f"{site.sf_path}: start URL {u!r} is not an http(s) URL")
+
+    def site_progress(kind: str, data: Mapping[str, Any]) -> None:
+        progress(kind, {**data, "site": sid})
+
+    site.lock = SiteLock(options.state_dir, sid).acquire()
+    try:
+        site.run = _Run(run_options, site.sf, site.sf_path, store, site_progress)
+        site.job = site.run.prepare(site.lock.info)
+    except OSError as exc:
+        raise RunError(f"{options.state_dir}: {exc}") from exc
+
+
+def _finish(site: _Site, outcome: CrawlOutcome | str) -> SiteOutcome:
+    """Decide a crawled site (gate, commit, report) in this process."""
+    sid = site.sf.site.id
+    took = 0.0
+    if isinstance(outcome, str):
+        return SiteOutcome(
+            sid, "error", EXIT_ERROR, took, f"{outcome} (its checkpoint is kept: resumed next run)"
+        )
+    assert site.run is not None and site.job is not None
+    took = outcome.seconds
+    decided = time.monotonic()
+    try:
+        result = site.run.finish(site.job, outcome)
+    except AnchorpathError as exc:
+        return SiteOutcome(sid, "error", EXIT_ERROR, took, str(exc))
+    except OSError as exc:
+        return SiteOutcome(sid, "error", EXIT_ERROR, took, f"{site.job.run_dir}: {exc}")
+    assert site.lock is not None
+    result.took_over_lock = site.lock.took_over
+    return SiteOutcome(
+        sid,
+        result.verdict,
+        result.exit_code,
+        took + time.monotonic() - decided,
+        result.reason,
+        result,
+    )

@@ -1,0 +1,184 @@
+"""``run --all``: origin groups, one politeness registry, per-site verdicts, one exit code,
+resume after ``kill -9`` (real demo servers on loopback, the polite fetcher, WARC)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anchorpath._config import Settings
+from anchorpath._errors import RunError
+from anchorpath.demo import DemoServer, write_site_file
+from anchorpath.runner.run_all import RunAllOptions, discover_sites, origin_groups, run_all
+from anchorpath.runner.store.database import Store
+from anchorpath.selectors.load import load_selector_file
+
+
+def fast(delay: float = 0.0) -> Settings:
+    s = Settings()
+    return replace(
+        s,
+        fetch=replace(
+            s.fetch,
+            min_delay=delay,
+            delay_factor=0.0,
+            allow_private_networks=True,
+            contact="tests@anchorpath.invalid",
+        ),
+    )
+
+
+def test_discover_sites_and_globs(tmp_path: Path) -> None:
+    for name in ("mfds-a", "mfds-b", "other"):
+        write_site_file(tmp_path, f"http://127.0.0.1:{9000 + len(name)}", site_id=name)
+    assert [p.stem for p in discover_sites(tmp_path)] == ["mfds-a", "mfds-b", "other"]
+    assert [p.stem for p in discover_sites(tmp_path, ["mfds-*"])] == ["mfds-a", "mfds-b"]
+    with pytest.raises(RunError, match="no selector file matches 'nope'"):
+        discover_sites(tmp_path, ["nope"])
+    with pytest.raises(RunError, match="no such selectors directory"):
+        discover_sites(tmp_path / "missing")
+
+
+def test_origin_groups_put_sites_sharing_an_origin_together(tmp_path: Path) -> None:
+    sites = [
+        load_selector_file(write_site_file(tmp_path, url, site_id=sid))
+        for sid, url in (
+            ("a", "http://127.0.0.1:9001"),
+            ("b", "http://127.0.0.1:9002"),
+            ("c", "http://127.0.0.1:9001"),
+            ("d", "http://127.0.0.1:9003"),
+        )
+    ]
+    assert origin_groups(sites) == [[0, 2], [1], [3]]
+
+
+def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_path: Path) -> None:
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    with DemoServer(day=1) as good, DemoServer(day=1, mode="refuse") as refusing:
+        write_site_file(sel, good.base_url, site_id="good")
+        write_site_file(sel, refusing.base_url, site_id="refusing")
+        (sel / "broken.json").write_text("{not json", encoding="utf-8")
+        result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()))
+    by_site = {s.site: s for s in result.sites}
+    assert by_site["good"].verdict == "ok" and by_site["good"].counts()["new"] == 64
+    assert by_site["refusing"].verdict == "blocked"
+    assert by_site["broken"].verdict == "error" and "broken.json" in str(by_site["broken"].reason)
+    assert result.exit_code == 4  # blocked > drift > error > ok
+    # each site has its own run directory, report and lock file
+    assert (state / "runs" / "good").is_dir() and (state / "runs" / "refusing").is_dir()
+    assert (state / "locks" / "good.lock").is_file()
+
+
+def test_sites_on_one_origin_share_one_pace_and_one_robots_txt(tmp_path: Path) -> None:
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    delay = 0.02
+    with DemoServer(day=1) as srv:
+        # one site listing page 1, the other started further down the same board
+        write_site_file(sel, srv.base_url, site_id="board-a", max_pages=6)
+        write_site_file(sel, srv.base_url, site_id="board-b", max_pages=6)
+        result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast(delay)))
+        log = srv.request_log
+    assert [s.verdict for s in result.sites] == ["ok", "ok"]
+    assert result.groups == 1
+    assert sum(1 for _, _, path, _ in log if path == "/robots.txt") == 1
+    arrivals = sorted(t for t, _, _, _ in log)
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert len(arrivals) == 13 and min(gaps) >= delay * 0.9
+
+
+@pytest.mark.slow
+def test_two_origins_take_about_the_time_of_the_slower_one(tmp_path: Path) -> None:
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    delay = 0.04
+    with DemoServer(day=1) as a, DemoServer(day=2) as b:
+        write_site_file(sel, a.base_url, site_id="dmf-a")
+        write_site_file(sel, b.base_url, site_id="dmf-b")
+        began = time.monotonic()
+        result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast(delay)))
+        took = time.monotonic() - began
+    assert [s.verdict for s in result.sites] == ["ok", "ok"]
+    slower = max(s.seconds for s in result.sites)
+    assert slower >= 70 * delay  # each site alone is bound by its own politeness
+    assert took <= 1.3 * slower, (took, [s.seconds for s in result.sites])
+
+
+def _cli(sel: Path, state: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "anchorpath",
+        "run",
+        "--all",
+        "--selectors",
+        str(sel),
+        "--state",
+        str(state),
+        "--quiet",
+    ]
+
+
+def _pages_done(state: Path, site: str) -> int:
+    for cp in (state / "runs" / site).glob("*/checkpoint.json"):
+        try:
+            return int(json.loads(cp.read_text(encoding="utf-8")).get("pages_count", 0))
+        except (OSError, ValueError):
+            return 0
+    return 0
+
+
+@pytest.mark.slow
+def test_kill_9_of_run_all_resumes_every_unfinished_site(tmp_path: Path) -> None:
+    sel = tmp_path / "selectors"
+    env: dict[str, Any] = {
+        **os.environ,
+        "ANCHORPATH_FETCH__MIN_DELAY": "0",
+        "ANCHORPATH_FETCH__DELAY_FACTOR": "0",
+        "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS": "1",
+        "ANCHORPATH_FETCH__CONTACT": "tests@anchorpath.invalid",
+    }
+    with DemoServer(day=1) as a, DemoServer(day=1) as b:
+        write_site_file(sel, a.base_url, site_id="dmf-a")
+        write_site_file(sel, b.base_url, site_id="dmf-b")
+        ref = subprocess.run(
+            _cli(sel, tmp_path / "ref"), env=env, capture_output=True, text=True, timeout=120
+        )
+        assert ref.returncode == 0, ref.stdout + ref.stderr
+        state = tmp_path / "killed"
+        slow = {**env, "ANCHORPATH_FETCH__MIN_DELAY": "0.04"}
+        proc = subprocess.Popen(
+            _cli(sel, state), env=slow, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and (
+                _pages_done(state, "dmf-a") < 10 or _pages_done(state, "dmf-b") < 10
+            ):
+                assert proc.poll() is None, "the job finished before it could be killed"
+                time.sleep(0.02)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert _pages_done(state, "dmf-a") >= 10 and _pages_done(state, "dmf-b") >= 10
+        again = subprocess.run(
+            _cli(sel, state), env=env, capture_output=True, text=True, timeout=120
+        )
+    assert again.returncode == 0, again.stdout + again.stderr
+    for site in ("dmf-a", "dmf-b"):
+        report = next((state / "runs" / site).glob("*/report.json"))
+        assert json.loads(report.read_text(encoding="utf-8"))["resumed"] is True
+        assert Store.in_state_dir(state).dump(site) == Store.in_state_dir(tmp_path / "ref").dump(
+            site
+        )
