@@ -81,7 +81,7 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath.runner.drift.check import check_drift, seed_baseline
+from anchorpath.runner.drift.check import baseline_window, check_drift, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.selectors.evaluate import (
     PageResult,
@@ -154,17 +154,19 @@ def run_case(case: Case, *, operator_accepts: bool = True) -> list[Outcome]:
     acceptance (``anchorpath accept``), every later run repeats the alarm (``main`` reports how
     many runs that would be)."""
     seed_results = evaluate(case.selector, case.seed)
+    seed: list[RunStats] = []
+    accepted: list[RunStats] = []
     if case.seed_as_run:  # like the pipeline's first run: no baseline, accepted as it is
-        baseline = [stats_of(case.selector, seed_results)]
+        accepted = [stats_of(case.selector, seed_results)]
     else:
         fixture = [dict(r.values) for p in seed_results for r in p.records]
-        baseline = seed_baseline(case.selector, fixture)
+        seed = seed_baseline(case.selector, fixture)
     outcomes = []
     for cap in case.runs:
         results = evaluate(case.selector, cap)
         stats = stats_of(case.selector, results)
         stats.run_id = cap.label
-        verdict = check_drift(stats, baseline)
+        verdict = check_drift(stats, baseline_window(seed, accepted))
         expected = cap.expected
         if expected is None:
             assert case.truth is not None
@@ -176,7 +178,7 @@ def run_case(case: Case, *, operator_accepts: bool = True) -> list[Outcome]:
             )
         )
         if not predicted or (operator_accepts and not expected):
-            baseline = ([*baseline, stats])[-14:]
+            accepted.append(stats)
     return outcomes
 
 

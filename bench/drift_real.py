@@ -303,7 +303,7 @@ def run_case(
     def judge(kind: str, label: str, run_pages_: Sequence[Page], state_dir: Path) -> Outcome:
         res = run_pages(server, saved.site.id, sel_dir, state_dir, run_pages_)
         expected, broken = run_truth(saved, run_pages_)
-        drift = res.drift or {}
+        drift = res.drift.to_dict() if res.drift is not None else {}
         o = Outcome(
             site,
             year,

@@ -98,6 +98,7 @@ def _reauthor(
     return load_selector_file(tmp / "out" / f"{name}.json")
 
 
+@pytest.mark.slow
 def test_reauthor_demo_from_examples(tmp_path: Path) -> None:
     from anchorpath.demo import selector_text
     from anchorpath.demo.server import DemoServer

@@ -150,6 +150,7 @@ def test_list_value_for_a_detail_field_hints_type_list(shop: Path) -> None:
     assert "--type author=list" in out
 
 
+@pytest.mark.slow
 def test_key_change_in_a_session_is_refused_unless_confirmed(
     shop: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -41,6 +41,7 @@ def test_bad_executor_is_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_run_all_then_replay(tmp_path: Path) -> None:
     sel, state = tmp_path / "selectors", tmp_path / "state"
     runner = CliRunner()

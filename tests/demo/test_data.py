@@ -40,6 +40,7 @@ def test_day1_has_64_valid_unique_records() -> None:
     assert list(expected_records(1)[0]) == list(FIELD_NAMES)
 
 
+@pytest.mark.slow
 def test_generation_is_deterministic_across_processes() -> None:
     code = "from anchorpath.demo.data import fingerprint; print(fingerprint(2), fingerprint(6))"
     out = subprocess.run(

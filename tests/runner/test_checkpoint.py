@@ -7,6 +7,8 @@ from pathlib import Path
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import (
     Checkpoint,
+    PageEntry,
+    RecordEntry,
     archived_pages,
     load_checkpoint,
     remove_checkpoint,
@@ -25,7 +27,7 @@ def _cp() -> Checkpoint:
         selector_sha256="x",
         options={"urls": [], "full": False, "base_url": None},
         crawl=CrawlState(frontier=[CrawlItem("http://a/1")], seen=["http://a/1"]).to_dict(),
-        records=[{"page_type": "p", "url": "http://a/1", "values": {"k": "한"}, "problems": []}],
+        records=[RecordEntry("p", "http://a/1", {"k": "한"})],
     )
 
 
@@ -46,8 +48,8 @@ def test_round_trip_and_atomic_replace(tmp_path: Path) -> None:
 def test_log_lines_written_after_the_last_checkpoint_are_cut(tmp_path: Path) -> None:
     cp = _cp()
     save_checkpoint(tmp_path, cp)
-    cp.records.append({"page_type": "p", "url": "http://a/2", "values": {}, "problems": []})
-    cp.pages.append({"url": "http://a/1"})
+    cp.records.append(RecordEntry("p", "http://a/2", {}))
+    cp.pages.append(PageEntry.from_dict({"url": "http://a/1"}))
     save_checkpoint(tmp_path, cp)
     # kill -9 while appending the next page: a whole line and half a line past the counts
     with (tmp_path / "records.jsonl").open("a", encoding="utf-8") as fh:
@@ -56,10 +58,10 @@ def test_log_lines_written_after_the_last_checkpoint_are_cut(tmp_path: Path) -> 
     assert loaded is not None
     assert loaded.records == cp.records and loaded.pages == cp.pages
     assert (tmp_path / "records.jsonl").read_text(encoding="utf-8").count("\n") == 2
-    loaded.records.append({"page_type": "p", "url": "http://a/4", "values": {}, "problems": []})
+    loaded.records.append(RecordEntry("p", "http://a/4", {}))
     save_checkpoint(tmp_path, loaded)
     again = load_checkpoint(tmp_path)
-    assert again is not None and [r["url"] for r in again.records] == [
+    assert again is not None and [r.url for r in again.records] == [
         "http://a/1",
         "http://a/2",
         "http://a/4",

@@ -90,7 +90,7 @@ def test_redesign_under_a_header_login_box_is_drift_not_blocked(tmp_path: Path) 
         assert first.verdict == "ok", first.reason
         redesigned = _run(server, tmp_path, ["/a/new2", "/a/new3"])
     assert (redesigned.verdict, redesigned.exit_code) == ("drift", 3), redesigned.reason
-    assert redesigned.drift is not None and "headline" in redesigned.drift["fields"]
+    assert redesigned.drift is not None and "headline" in redesigned.drift.fields
 
 
 def test_full_page_login_is_blocked(tmp_path: Path) -> None:
@@ -109,4 +109,4 @@ def test_pages_matching_no_page_type_are_drift_and_no_baseline(tmp_path: Path) -
         # it did not become the baseline: the next run is still compared with the examples
         after = _run(server, tmp_path, ["/a/1"])
     assert after.verdict == "ok", after.reason
-    assert after.drift is not None and after.drift["baseline_runs"] == 1
+    assert after.drift is not None and after.drift.baseline_runs == 1

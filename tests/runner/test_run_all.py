@@ -62,6 +62,7 @@ def test_origin_groups_put_sites_sharing_an_origin_together(tmp_path: Path) -> N
     assert origin_groups(sites) == [[0, 2], [1], [3]]
 
 
+@pytest.mark.slow
 def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_path: Path) -> None:
     sel, state = tmp_path / "selectors", tmp_path / "state"
     with DemoServer(day=1) as good, DemoServer(day=1, mode="refuse") as refusing:

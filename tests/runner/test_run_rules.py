@@ -174,10 +174,11 @@ def test_two_records_with_one_key_are_reported_not_merged(tmp_path: Path) -> Non
 
 
 def test_identical_records_with_one_key_merge_silently() -> None:
+    from anchorpath.runner.checkpoint import RecordEntry
     from anchorpath.runner.store.commit import CommitPlan, merge_records
 
-    rec = {"page_type": "list", "values": {"isbn": "111", "title": "Game Over"}, "via": "start"}
-    records = [{**rec, "url": f"{ORIGIN}/list?page=1"}, {**rec, "url": f"{ORIGIN}/list?page=2"}]
+    values = {"isbn": "111", "title": "Game Over"}
+    records = [RecordEntry("list", f"{ORIGIN}/list?page={p}", values, via="start") for p in (1, 2)]
     plan = CommitPlan(["isbn"], ["list"], ["list"], [], True, None)
     merged = merge_records(records, plan)
     assert merged.duplicates == {} and list(merged.seen) == ["111"]

@@ -375,7 +375,7 @@ def new_site(
             "under the old key are withdrawn (once a complete crawl no longer finds them).",
             err=True,
         )
-    if rendered:
+    if rendered and yes:
         try:
             sf = _keep_snapshots(sf, pages, target, settings)
         except AnchorpathError as exc:
@@ -397,6 +397,10 @@ def new_site(
                 screenshots=screenshots,
                 open_images=open_images,
                 confirm_write="Change the key and write" if key_changed else None,
+                # rendered seeds are kept only when the file is written (quit leaves nothing)
+                prepare=(lambda f: _keep_snapshots(f, pages, target, settings))
+                if rendered
+                else None,
             )
     else:
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,45 @@ from anchorpath._errors import AnchorpathError
 from anchorpath.cli.options import selectors_option
 
 __all__ = ["repair_cmd"]
+
+
+def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -> Any:
+    """The review session on every repaired page type (seeds: its failing snapshots, the
+    verified ones first); the repair as the person leaves it, or ClickException on quit."""
+    import re
+    from dataclasses import replace
+
+    from anchorpath.authoring.seeds import seed_from_html
+    from anchorpath.bundle import read_bundle
+    from anchorpath.cli.author_session import review_and_write
+
+    snaps = read_bundle(bundle).failing
+    verified = set(result.verified_pages)
+    sf = result.new
+    for pt_name in dict.fromkeys(c.page_type for c in result.changes):
+        rx = re.compile(sf.page_types[pt_name].match)
+        mine = sorted((s for s in snaps if rx.search(s.url)), key=lambda s: s.url not in verified)
+        pages = [seed_from_html(s.body, s.url, source=s.file) for s in mine[:3]]
+        changed = [c.field for c in result.changes if c.page_type == pt_name]
+        kept: list[Any] = []
+
+        def keep(session: Any, _shots: list[Path], kept: list[Any] = kept) -> Any:
+            kept.append(session.build())
+            return kept[-1], []
+
+        review_and_write(
+            sf,
+            pt_name,
+            pages,
+            result.target,
+            changed=changed,
+            save=keep,
+            done=f"page type {pt_name} reviewed",
+            screenshots=screenshots,
+            open_images=open_images,
+        )
+        sf = kept[-1]
+    return replace(result, new=sf)
 
 
 def _with_llm(result: Any, bundle: Any, site: str) -> Any:
@@ -59,9 +97,23 @@ def _with_llm(result: Any, bundle: Any, site: str) -> Any:
     "for the broken page types' fields (same guards as authoring).",
 )
 @click.option("--dry-run", is_flag=True, help="Print the repair and its check; write nothing.")
-@click.option("--yes", is_flag=True, help="Write the repaired file without asking.")
+@click.option("--yes", is_flag=True, help="Write the repaired file without the review session.")
+@click.option(
+    "--screenshots/--no-screenshots",
+    default=True,
+    show_default=True,
+    help="In the session: a PNG per failing page with the repaired fields outlined.",
+)
+@click.option("--open", "open_images", is_flag=True, help="Open the screenshots in a viewer.")
 def repair_cmd(
-    site: str, bundle: str, selectors_dir: Path | None, use_llm: bool, dry_run: bool, yes: bool
+    site: str,
+    bundle: str,
+    selectors_dir: Path | None,
+    use_llm: bool,
+    dry_run: bool,
+    yes: bool,
+    screenshots: bool,
+    open_images: bool,
 ) -> None:
     """Repair SITE's selector file from a drift alert's bundle (an LLM only with --llm).
 
@@ -101,7 +153,9 @@ def repair_cmd(
     values (filled as often as before, of the field's type) on every failing snapshot.
 
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
-    anchors) and saved to DIR/SITE.json (DIR: --selectors, else the directory the
+    anchors); without --yes the review session opens on each repaired page type (the
+    failing pages as seeds: look, fix, drop; empty lines from a pipe accept) and it is then
+    saved to DIR/SITE.json (DIR: --selectors, else the directory the
     drifted run loaded the file from, else paths.selectors_dir): version bumped, the old version
     archived under DIR/.history/SITE/, provenance method "repair". Then re-run
     the site (`anchorpath run SITE`) to fetch and commit the quarantined day.
@@ -111,12 +165,11 @@ def repair_cmd(
       anchorpath author repair mfds-dmf --bundle .anchorpath/state/runs/mfds-dmf/RUN/bundle --yes
       anchorpath author repair mfds-dmf --bundle RUN/bundle --dry-run
       anchorpath author repair mfds-dmf --bundle RUN/bundle --llm
-      anchorpath author repair mfds-dmf --bundle RUN/bundle --llm
       anchorpath run mfds-dmf
     """
     from anchorpath._config import load_settings
     from anchorpath.authoring.repair.pipeline import repair_from_bundle, save_repair
-    from anchorpath.authoring.repair.result import dump_preview, render_diff
+    from anchorpath.authoring.repair.result import render_diff
     from anchorpath.bundle import read_bundle
 
     try:
@@ -159,11 +212,7 @@ def repair_cmd(
         click.echo(f"dry run: not written to {target}", err=True)
         return
     if not yes:
-        if not sys.stdin.isatty():
-            click.echo(dump_preview(result), nl=False)
-            raise click.ClickException(f"not written: pass --yes to write {target}")
-        if not click.confirm(f"Write {target}?", default=True):
-            raise click.ClickException("not written")
+        result = _review(result, bundle, screenshots=screenshots, open_images=open_images)
     try:
         result = save_repair(result)
     except AnchorpathError as exc:

@@ -7,7 +7,7 @@ import contextlib
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +66,13 @@ def review_and_write(
     screenshots: bool = True,
     open_images: bool = False,
     confirm_write: str | None = None,
+    prepare: Callable[[Any], Any] | None = None,
+    save: Callable[[Any, list[Path]], Any] | None = None,
+    done: str | None = None,
 ) -> Any:
     """Open the session on page type ``page_type`` of ``sf``; on ``w`` save it to ``target``
-    with golden fixtures and screenshots. Raises ClickException when nothing was written."""
+    with golden fixtures and screenshots (``prepare`` edits the file just before it is saved).
+    Raises ClickException when nothing was written."""
     from anchorpath.authoring.session.core import Session
     from anchorpath.authoring.session.fixtures import save_with_fixtures
     from anchorpath.authoring.session.terminal import run_session
@@ -88,17 +92,19 @@ def review_and_write(
         raise click.ClickException(str(exc)) from exc
     tmp = Path(tempfile.mkdtemp(prefix="anchorpath-session-")) if screenshots else None
 
-    def save(s: Any, shots: list[Path]) -> Any:
+    def write(s: Any, shots: list[Path]) -> Any:
+        built = s.build() if prepare is None else prepare(s.build())
         return save_with_fixtures(
-            s.build(), target, s.pages, s.page_type, changed=s.changed, screenshots=shots
+            built, target, s.pages, s.page_type, changed=s.changed, screenshots=shots
         )
 
     try:
         outcome = run_session(
             session,
             target=target,
-            save=save,
+            save=save or write,
             shots_dir=tmp,
+            done=done,
             open_images=open_images,
             confirm_write=confirm_write,
         )

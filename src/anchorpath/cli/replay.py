@@ -35,12 +35,15 @@ class _Display:
 
     def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
         if kind == "plan":
-            self.progress.update(self.task, total=int(data.get("shards", 0)))
+            total = int(data.get("shards", 0)) + int(data.get("runs", 0))
+            self.progress.update(self.task, total=total)
         elif kind == "shard":
             self.pages += int(data.get("pages", 0))
             self.progress.update(
                 self.task, advance=1, description=f"reading archived pages ({self.pages})"
             )
+        elif kind == "checked":
+            self.progress.update(self.task, advance=1, description="validating, measuring")
         elif kind == "run":
             self.progress.update(self.task, description=f"gate: run {data.get('run_id')}")
 

@@ -36,6 +36,7 @@ from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
 from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.verdict import Verdict
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = [
@@ -48,14 +49,22 @@ __all__ = [
     "run_demo",
 ]
 
-_VERDICT_STYLE = {
+_VERDICT_STYLE: dict[Verdict, str] = {
     "ok": "bold green",
     "accepted": "bold cyan",
     "empty-source": "bold yellow",
     "drift": "bold red",
     "blocked": "bold magenta",
     "error": "bold red",
+    "replayed": "bold cyan",
 }
+
+
+def _style(verdict: str) -> str:
+    """The rich style of a verdict (of a progress event's text, too)."""
+    return next((style for v, style in _VERDICT_STYLE.items() if v == verdict), "bold")
+
+
 _MAX_EVENT_ROWS = 25
 _MAX_NEW_ROWS = 8
 
@@ -140,7 +149,7 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     table = Table(title=title, title_justify="left")
     for col in ("verdict", "pages", "records", "invalid", "new", "changed", "withdrawn", "exit"):
         table.add_column(col, justify="left" if col == "verdict" else "right")
-    verdict = f"[{_VERDICT_STYLE.get(result.verdict, 'bold')}]{result.verdict}[/]"
+    verdict = f"[{_style(result.verdict)}]{result.verdict}[/]"
     table.add_row(
         verdict,
         str(counts["pages"]) + (f" ({result.replayed} from WARC)" if result.replayed else ""),
@@ -213,10 +222,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(f"[bold]{result.verdict}[/]: {_safe(result.reason)}")
     if result.drift and result.verdict == "drift":
         # Every reason in full: this is what a person reads in the alert mail.
-        for name, evidence in sorted((result.drift.get("fields") or {}).items()):
+        for name, evidence in sorted(result.drift.fields.items()):
             for line in evidence or [""]:
                 console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
-        for line in result.drift.get("structural") or []:
+        for line in result.drift.structural:
             console.print(f"  [red]structure[/]: {_safe(line)}")
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")
@@ -405,7 +414,7 @@ class _AllDisplay:
             self.progress.update(self._row(site), status=str(data.get("name", "")))
         elif kind == "done" and site:
             verdict = str(data.get("verdict"))
-            style = _VERDICT_STYLE.get(verdict, "bold")
+            style = _style(verdict)
             self.progress.update(self._row(site), status=f"[{style}]{verdict}[/]")
             self.finished += 1
             self.progress.update(self.total, completed=self.finished)
@@ -425,7 +434,7 @@ def print_all_summary(result: RunAllResult, console: Console) -> None:
         c = s.counts()
         table.add_row(
             s.site,
-            f"[{_VERDICT_STYLE.get(s.verdict, 'bold')}]{s.verdict}[/]",
+            f"[{_style(s.verdict)}]{s.verdict}[/]",
             str(c["pages"]),
             str(c["records"]),
             str(c["new"]),

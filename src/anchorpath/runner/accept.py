@@ -23,16 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import RunError
+from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.run_types import EXIT_OK, RunResult, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
-    COMMITTED,
     CommitPlan,
     commit_records,
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, RunRow, Store
+from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
 __all__ = ["AcceptRefused", "accept_run", "default_acceptor"]
@@ -80,7 +81,9 @@ def _check(rows: list[RunRow], run_id: str, site: str, db: Path) -> RunRow:
     return run
 
 
-def _load_quarantine(run: RunRow, state_dir: Path) -> tuple[CommitPlan, list[Any], list[Any]]:
+def _load_quarantine(
+    run: RunRow, state_dir: Path
+) -> tuple[CommitPlan, list[RecordEntry], list[PageEntry]]:
     run_dir = Path(run.run_dir) if run.run_dir else state_dir / "runs" / run.site / run.id
     q = run_dir / "quarantine"
     path = q / ACCEPT_PLAN
@@ -88,18 +91,19 @@ def _load_quarantine(run: RunRow, state_dir: Path) -> tuple[CommitPlan, list[Any
         plan = CommitPlan.from_dict(json.loads(path.read_text(encoding="utf-8")))
         path = q / "records.jsonl"
         with path.open(encoding="utf-8") as fh:
-            records = [json.loads(line) for line in fh if line.strip()]
+            records = [RecordEntry.from_dict(json.loads(line)) for line in fh if line.strip()]
         path = q / "pages.json"
-        pages = json.loads(path.read_text(encoding="utf-8"))
+        page_data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(page_data, list):
+            raise RunError(f"{path}: not a list of pages")
+        pages = [PageEntry.from_dict(p) for p in page_data]
     except FileNotFoundError as exc:
         raise AcceptRefused(
             f"{path}: missing, so run {run.id} has nothing to commit (quarantine deleted, or "
             "written by an anchorpath without `accept`)"
         ) from exc
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise RunError(f"{path}: cannot read the quarantined run: {exc}") from exc
-    if not isinstance(pages, list):
-        raise RunError(f"{q / 'pages.json'}: not a list of pages")
     return plan, records, pages
 
 
@@ -165,7 +169,7 @@ def accept_run(
             outcome = commit_records(store, accepted, records, plan, page_rows(pages))
         finally:
             store.close()
-    emitted = {i for i, r in enumerate(records) if r.get("page_type") in plan.emit}
+    emitted = {i for i, r in enumerate(records) if r.page_type in plan.emit}
     result = RunResult(
         run.id,
         site_id,

@@ -155,6 +155,14 @@ def _dask_task(
     return fn(progress, item)
 
 
+def _warm_up() -> bool:  # pragma: no cover - runs on Dask workers
+    import importlib
+
+    for name in ("anchorpath.runner.run_all", "anchorpath.runner.replay"):
+        importlib.import_module(name)
+    return True
+
+
 class DaskExecutor:
     """A ``distributed.Client`` connected to ``address`` (``tcp://HOST:PORT``)."""
 
@@ -171,6 +179,15 @@ class DaskExecutor:
             self.client: Any = dd.Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError) as exc:
             raise RunError(f"dask scheduler {address}: cannot connect ({exc})") from exc
+        try:
+            # Workers import the runner now, all at once, not on their first task.
+            self.client.run(_warm_up)
+        except Exception as exc:
+            self.client.close()
+            raise RunError(
+                f"dask scheduler {address}: its workers cannot load anchorpath ({exc}); "
+                "install the same anchorpath version on every worker"
+            ) from exc
 
     def workers(self) -> int:
         """How many workers the scheduler knows right now."""

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +67,9 @@ from anchorpath._errors import (
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.checkpoint import (
     Checkpoint,
+    InvalidRecord,
+    PageEntry,
+    RecordEntry,
     archived_pages,
     load_checkpoint,
     remove_checkpoint,
@@ -80,14 +82,14 @@ from anchorpath.runner.crawl.pages import (
     site_config,
     unreachable,
 )
+from anchorpath.runner.decide import Decision, decide
 from anchorpath.runner.drift.gate import (
     baseline,
-    gate,
-    looks_empty,
     page_result,
     run_stats,
     validate_records,
 )
+from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.lock import SiteLock, lease_holds
 from anchorpath.runner.report.summary import (
@@ -117,7 +119,7 @@ from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["CrawlJob", "CrawlOutcome", "crawl_site", "run_site"]
+__all__ = ["CrawlJob", "CrawlOutcome", "RunChecks", "check_records", "crawl_site", "run_site"]
 
 
 @dataclass
@@ -143,7 +145,28 @@ class CrawlOutcome:
     fetch_counters: dict[str, Any]
     #: the selector file itself failed (every page would fail alike): the run stopped
     fatal: str | None = None
+    #: validation and field statistics, computed where the crawl ran
+    checks: RunChecks | None = None
     seconds: float = 0.0
+
+
+@dataclass
+class RunChecks:
+    """A run's invalid records, their indices and its field statistics: pure functions of
+    its records and pages, so computed where it was crawled (a Dask worker for ``run --all``,
+    an executor task for ``replay``), not in the process that holds the store."""
+
+    invalid: list[InvalidRecord]
+    bad: set[int]
+    stats: RunStats
+
+
+def check_records(
+    sf: SelectorFile, records: list[RecordEntry], pages: list[PageEntry]
+) -> RunChecks:
+    """Validate every record against its page type's schema and measure the run's fields."""
+    invalid, bad = validate_records(RecordValidator(sf.page_types), records)
+    return RunChecks(invalid, bad, run_stats(sf, records, [page_result(p) for p in pages]))
 
 
 def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progress) -> CrawlOutcome:
@@ -248,7 +271,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
                     "url": item.url,
                     "done": len(state.done),
                     "queued": len(state.frontier),
-                    "records": sum(1 for r in cp.records if r["page_type"] in emit),
+                    "records": sum(1 for r in cp.records if r.page_type in emit),
                     "errors": len(fetch_errors),
                 },
             )
@@ -258,7 +281,8 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             reader.fetcher.close()
     cp.crawl = state.to_dict()
     cp.errors = fetch_errors
-    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal)
+    checks = check_records(sf, cp.records, cp.pages)
+    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks)
 
 
 class _Run:
@@ -286,7 +310,6 @@ class _Run:
             max_url_length=options.settings.fetch.max_url_length,
         )
         self.compiled = compile_selectors(sf)
-        self.validator = RecordValidator(sf.page_types)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
 
     # .. main ....................................................................................
@@ -316,11 +339,11 @@ class _Run:
         )
         result.fetch_counters = outcome.fetch_counters
         result.pages = len(cp.pages)
-        result.replayed = sum(1 for p in cp.pages if p["source"] == "archive")
+        result.replayed = sum(1 for p in cp.pages if p.source == "archive")
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
         self.progress("phase", {"name": "checking"})
-        self._decide(cp, state, result, outcome.blocked, outcome.fatal)
+        self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
         return result
 
@@ -337,55 +360,59 @@ class _Run:
         result: RunResult,
         blocked: str | None,
         fatal: str | None = None,
+        checks: RunChecks | None = None,
     ) -> None:
+        """Gather what the verdict depends on, :func:`decide` it, then :meth:`_finish`."""
         sf, emit, records = self.sf, self.emit, cp.records
-        page_results = [page_result(p) for p in cp.pages]
-        result.records = sum(1 for r in records if r["page_type"] in emit)
-
-        invalid, bad = validate_records(self.validator, records)
-        invalid_emitted = [r for r in invalid if r["page_type"] in emit]
+        result.records = sum(1 for r in records if r.page_type in emit)
+        if checks is None:
+            checks = check_records(sf, records, cp.pages)
+        invalid, bad, stats = checks.invalid, checks.bad, checks.stats
+        invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
-
-        stats = run_stats(sf, records, page_results)
-        stats_dict = stats.to_dict() if stats is not None else None
         history = baseline(self.store, sf, self.sf_path)
-        drift_obj: Any = None
-        verdict: str
-        if blocked:
-            verdict, result.reason = "blocked", blocked
-        elif fatal:
-            verdict, result.reason = "error", fatal
-        elif not cp.pages:
-            verdict = "error"
-            first = result.errors[0] if result.errors else ""
-            cause = re.search(r"cannot connect to \S+ \([^)]*\)", first)
-            result.reason = (
-                f"{cause.group(0)}: no page could be fetched (first: {first.split(': ')[0]})"
-                if cause
-                else "no page could be fetched" + (f": {first}" if first else "")
-            )
-        elif result.records == 0 and looks_empty(cp.pages):
-            verdict = "empty-source"
-            result.reason = "the site answered with its usual pages but listed no records"
-        else:
-            drift_obj, verdict, result.reason = gate(
-                stats, history, invalid_emitted, result.records, sf
-            )
-        result.drift = drift_obj.to_dict() if drift_obj is not None else None
-        result.charset = [
-            f"{p['url']}: {p['charset_note']}" for p in cp.pages if p.get("charset_note")
-        ]
-        if result.charset and verdict in ("drift", "error"):
-            # Name the cause: garbled values fail their schema because of the page's encoding.
-            n = len(result.charset)
-            result.reason = (
-                f"charset mismatch on {n} page(s) ({result.charset[0]}); " + (result.reason or "")
-            ).rstrip("; ")
+        result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
+        decision = decide(
+            blocked=blocked,
+            fatal=fatal,
+            pages=cp.pages,
+            errors=result.errors,
+            records=result.records,
+            stats=stats,
+            history=history,
+            invalid_emitted=invalid_emitted,
+            sf=sf,
+            charset_notes=result.charset,
+        )
         # How much of the site this run saw (reported for every verdict; withdrawals also need
-        # every emitted record to be identifiable, checked below).
+        # every emitted record to be identifiable, checked when committing).
         crawl_complete = self.frontier.complete(state) and not result.errors
         result.complete = crawl_complete and not blocked
+        plan = CommitPlan(
+            key_fields=list(sf.key),
+            emit=sorted(emit),
+            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
+            bad=sorted(bad),
+            crawl_complete=crawl_complete,
+            stats=stats.to_dict(),
+            gone=list(cp.gone),
+        )
+        self._finish(cp, result, decision, plan, invalid, history)
 
+    def _finish(
+        self,
+        cp: Checkpoint,
+        result: RunResult,
+        decision: Decision,
+        plan: CommitPlan,
+        invalid: list[InvalidRecord],
+        history: list[RunStats],
+    ) -> None:
+        """Act on the decision: commit (``ok``) or record the run and keep its records in
+        quarantine, write the alert bundle for drift, then the change rate and the reports."""
+        sf, verdict = self.sf, decision.verdict
+        result.verdict, result.reason = verdict, decision.reason
+        result.drift = decision.drift
         finished = now()
         run_row = RunRow(
             id=cp.run_id,
@@ -401,18 +428,9 @@ class _Run:
             error=result.reason if verdict != "ok" else None,
         )
         quarantine: Path | None = None
-        plan = CommitPlan(
-            key_fields=list(sf.key),
-            emit=sorted(emit),
-            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
-            bad=sorted(bad),
-            crawl_complete=crawl_complete,
-            stats=stats_dict,
-            gone=list(cp.gone),
-        )
         if verdict == "ok":
             self.progress("phase", {"name": "committing"})
-            outcome = commit_records(self.store, run_row, records, plan, page_rows(cp.pages))
+            outcome = commit_records(self.store, run_row, cp.records, plan, page_rows(cp.pages))
             result.events, result.complete = outcome.events, outcome.complete
             result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
         else:
@@ -425,13 +443,11 @@ class _Run:
                     json.dumps(plan.to_dict(), ensure_ascii=False), encoding="utf-8"
                 )
             self.store.commit_run(run_row)
-        result.verdict = verdict
         result.exit_code = EXIT_BY_VERDICT.get(verdict, EXIT_ERROR)
         result.change_rate = change_rate(self.store, sf.site.id)
-
-        if verdict == "drift" and drift_obj is not None:
+        if verdict == "drift" and decision.drift is not None:
             result.bundle = write_bundle(
-                self.store, sf.site.id, self.sf_path, self.compiled, cp, result, drift_obj
+                self.store, sf.site.id, self.sf_path, self.compiled, cp, result, decision.drift
             )
         write_report(
             self.options.state_dir,
@@ -439,7 +455,7 @@ class _Run:
             self.sf_path,
             cp,
             result,
-            stats_dict,
+            plan.stats,
             history,
             quarantine,
             finished,

@@ -52,28 +52,25 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
 from anchorpath.fetch.http import charset_of
+from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.gate import (
     baseline,
     gate,
     looks_empty,
-    page_result,
-    run_stats,
-    validate_records,
 )
-from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.pipeline import RunChecks, check_records
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
-    COMMITTED,
-    REPLAYED,
     CommitPlan,
     commit_records,
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, Event, RunRow, Store, StoredRecord
+from anchorpath.runner.verdict import COMMITTED, Verdict
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import (
     dump_selector_file,
@@ -96,7 +93,7 @@ __all__ = [
 ]
 
 #: Verdicts of runs whose archived pages are replayed (blocked and error runs are partial).
-REPLAYABLE = ("ok", "accepted", REPLAYED, "drift", "empty-source")
+REPLAYABLE: tuple[Verdict, ...] = ("ok", "accepted", "replayed", "drift", "empty-source")
 
 
 class ReplayRefused(RunError):
@@ -159,8 +156,8 @@ class ArchivedOut:
     status: int
     etag: str | None
     location: str | None = None
-    page: dict[str, Any] | None = None
-    records: tuple[dict[str, Any], ...] = ()
+    page: PageEntry | None = None
+    records: tuple[RecordEntry, ...] = ()
     blocked: str | None = None
 
 
@@ -232,6 +229,24 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
     return out
 
 
+@dataclass(frozen=True)
+class CheckJob:
+    """One assembled run to validate and measure (its records and pages)."""
+
+    sf_text: str
+    records: list[RecordEntry]
+    pages: list[PageEntry]
+
+
+def check_run(progress: Progress, job: CheckJob) -> RunChecks:
+    """Schema validation and drift statistics of one run: pure, so it runs on the executor
+    (the gate itself needs the store's history and stays in the submitting process)."""
+    sf, _ = _compiled(job.sf_text)
+    checks = check_records(sf, job.records, job.pages)
+    progress("checked", {"pages": len(job.pages)})
+    return checks
+
+
 # -- the replayed runs --------------------------------------------------------------------
 
 
@@ -241,9 +256,9 @@ class ReplayedRun:
 
     run_id: str
     started_at: str
-    original_verdict: str
+    original_verdict: Verdict
     original_version: int | None
-    verdict: str = "error"
+    verdict: Verdict = "error"
     reason: str | None = None
     complete: bool = False
     pages: int = 0
@@ -254,8 +269,11 @@ class ReplayedRun:
     original_events: list[Event] = field(default_factory=list)
     stats: dict[str, Any] | None = None
     # what a commit needs (not reported)
-    _records: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    _pages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _records: list[RecordEntry] = field(default_factory=list, repr=False)
+    _pages: list[PageEntry] = field(default_factory=list, repr=False)
+    _gone: list[str] = field(default_factory=list, repr=False)
+    _failed: list[str] = field(default_factory=list, repr=False)
+    _blocked: str | None = field(default=None, repr=False)
     _plan: CommitPlan | None = field(default=None, repr=False)
 
     @property
@@ -396,7 +414,6 @@ class _Replayer:
         self.progress = progress
         self.max_in_flight = max_in_flight
         self.sf_text = dump_selector_file(sf)
-        self.validator = RecordValidator(sf.page_types)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
         self.history: dict[str, list[ArchivedOut]] = {}
@@ -450,10 +467,9 @@ class _Replayer:
                     self.history.setdefault(o.url, []).insert(0, o)
                     needed.discard(o.url)
 
-    def replay_run(
-        self, run: RunRow, outs: list[ArchivedOut], target: Store, state_dir: Path
-    ) -> ReplayedRun:
-        sf, emit = self.sf, self.emit
+    def assemble(self, run: RunRow, outs: list[ArchivedOut]) -> ReplayedRun:
+        """A run's pages and records from its archived responses (304s resolved from the
+        runs assembled before it: call in the order the runs happened)."""
         rr = ReplayedRun(
             run.id,
             run.started_at,
@@ -464,11 +480,10 @@ class _Replayer:
         pages_out, asked, failed = _assemble(outs)
         # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
         # (a gone listing page is an error).
-        gone = [url for url, status in failed if status in (404, 410) and not self._listing(url)]
-        failed_lines = [f"{url}: HTTP {status}" for url, status in failed if url not in gone]
-        records: list[dict[str, Any]] = []
-        pages: list[dict[str, Any]] = []
-        blocked: str | None = None
+        rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
+        rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
+        records: list[RecordEntry] = []
+        pages: list[PageEntry] = []
         for o in pages_out:
             src = o
             if o.status == 304:
@@ -478,35 +493,59 @@ class _Replayer:
                     continue
                 src = found
             if src.blocked:
-                blocked = src.blocked
+                rr._blocked = src.blocked
                 break
             assert src.page is not None
-            page = dict(src.page)
-            page["url"] = asked.get(o.url, o.url)
-            page["final_url"] = o.url
-            page["status"] = o.status
-            page["source"] = "archive"
+            page = replace(
+                src.page,
+                url=asked.get(o.url, o.url),
+                final_url=o.url,
+                status=o.status,
+                source="archive",
+            )
             pages.append(page)
-            records += [dict(r) for r in src.records]
+            records += src.records
         self.remember(outs)
         rr.pages = len(pages)
         rr._records, rr._pages = records, pages
-        rr.records = sum(1 for r in records if r["page_type"] in emit)
-        invalid, bad = validate_records(self.validator, records)
-        invalid_emitted = [r for r in invalid if r["page_type"] in emit]
+        rr.records = sum(1 for r in records if r.page_type in self.emit)
+        return rr
+
+    def check(self, runs: list[ReplayedRun]) -> list[RunChecks]:
+        """Validation and field statistics of every assembled run, on the executor."""
+        jobs = [CheckJob(self.sf_text, rr._records, rr._pages) for rr in runs]
+        out: list[RunChecks | None] = [None] * len(jobs)
+        for i, res in self.executor.run(
+            check_run,
+            jobs,
+            progress=self.progress,
+            io_bound=False,
+            max_in_flight=self.max_in_flight,
+            names=[f"check-{rr.run_id}" for rr in runs],
+        ):
+            if isinstance(res, BaseException):
+                raise RunError(f"run {runs[i].run_id}: replay check failed: {res}") from res
+            out[i] = res
+        return [c for c in out if c is not None]
+
+    def decide(
+        self, rr: ReplayedRun, run: RunRow, checks: RunChecks, target: Store, state_dir: Path
+    ) -> None:
+        """The gate against ``target``'s history, then the commit into ``target``."""
+        sf, emit = self.sf, self.emit
+        invalid_emitted = [r for r in checks.invalid if r.record.page_type in emit]
         rr.invalid = len(invalid_emitted)
-        page_results = [page_result(p) for p in pages]
-        stats = run_stats(sf, records, page_results)
+        stats = checks.stats
         rr.stats = stats.to_dict() if stats is not None else None
-        crawl_complete = _original_complete(run, state_dir) and not failed and not rr.unresolved
-        if blocked:
-            rr.verdict, rr.reason = "blocked", blocked
-        elif not pages:
+        crawl_complete = _original_complete(run, state_dir) and not rr._failed and not rr.unresolved
+        if rr._blocked:
+            rr.verdict, rr.reason = "blocked", rr._blocked
+        elif not rr._pages:
             rr.verdict = "error"
             rr.reason = "no archived page could be replayed" + (
-                f": {failed_lines[0]}" if failed_lines else ""
+                f": {rr._failed[0]}" if rr._failed else ""
             )
-        elif rr.records == 0 and looks_empty(pages):
+        elif rr.records == 0 and looks_empty(rr._pages):
             rr.verdict = "empty-source"
             rr.reason = "the archived pages listed no records"
         else:
@@ -516,18 +555,17 @@ class _Replayer:
             key_fields=list(sf.key),
             emit=sorted(emit),
             listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
-            bad=sorted(bad),
+            bad=sorted(checks.bad),
             crawl_complete=crawl_complete,
             stats=rr.stats,
-            gone=gone,
+            gone=rr._gone,
         )
         row = self._row(run, rr)
         if rr.verdict == "ok":
-            outcome = commit_records(target, row, records, rr._plan, page_rows(pages))
+            outcome = commit_records(target, row, rr._records, rr._plan, page_rows(rr._pages))
             rr.events, rr.complete = outcome.events, outcome.complete
         else:
             target.commit_run(row)
-        return rr
 
     def _row(self, run: RunRow, rr: ReplayedRun) -> RunRow:
         return RunRow(
@@ -661,10 +699,10 @@ def _replay(
             if r.started_at < t0:
                 scratch.commit_run(r)
         scratch.seed_records(site, store.records_as_of(site, t0), run_id="seed", at=t0)
-        replayed = []
-        for k, run in enumerate(window):
-            rr = rep.replay_run(run, per_run[k], scratch, options.state_dir)
-            replayed.append(rr)
+        replayed = [rep.assemble(run, per_run[k]) for k, run in enumerate(window)]
+        checked = rep.check(replayed)
+        for rr, run, chk in zip(replayed, window, checked, strict=True):
+            rep.decide(rr, run, chk, scratch, options.state_dir)
             report("run", {"run_id": run.id, "verdict": rr.verdict})
         end = window[-1].started_at
         final = scratch.current(site)
@@ -751,7 +789,7 @@ def _backfill(
             original = originals[rr.run_id]
             row = replace(
                 original,
-                verdict=REPLAYED,
+                verdict="replayed",
                 selector_version=sf.version,
                 pages=rr.pages,
                 records=rr.records,

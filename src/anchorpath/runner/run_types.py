@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._config import Settings
+from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.store.database import Event
+from anchorpath.runner.verdict import Verdict
 
 __all__ = [
     "EXIT_BLOCKED",
@@ -35,7 +37,7 @@ EXIT_USAGE = 2
 EXIT_DRIFT = 3
 EXIT_BLOCKED = 4
 #: Exit code of each verdict; any other verdict (``error``) exits :data:`EXIT_ERROR`.
-EXIT_BY_VERDICT = {
+EXIT_BY_VERDICT: dict[Verdict, int] = {
     "ok": EXIT_OK,
     "empty-source": EXIT_OK,
     "drift": EXIT_DRIFT,
@@ -66,7 +68,7 @@ class RunResult:
 
     run_id: str
     site: str
-    verdict: str
+    verdict: Verdict
     exit_code: int
     run_dir: Path
     selector_version: int = 0
@@ -83,7 +85,7 @@ class RunResult:
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     #: Pages whose declared charset does not fit their bytes ("URL: what was found").
     charset: list[str] = field(default_factory=list)
-    drift: dict[str, Any] | None = None
+    drift: DriftResult | None = None
     bundle: Path | None = None
     reason: str | None = None
     errors: list[str] = field(default_factory=list)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel
@@ -34,6 +35,7 @@ def _args(shop: Shop, out: Path, *extra: str) -> list[str]:
     return args + list(extra)
 
 
+@pytest.mark.slow
 def test_field_names_only_matches_examples_path_and_reauthoring_makes_no_call(
     shop: Shop, tmp_path: Path
 ) -> None:
@@ -123,3 +125,22 @@ def test_fields_file_and_bad_input(shop: Shop, tmp_path: Path) -> None:
     down = runner.invoke(main, _args(shop, tmp_path / "d", "--field", "title"), env=env)
     assert down.exit_code == 1 and "cannot connect" in down.output
     assert "Traceback" not in down.output and SECRET not in down.output
+
+
+def test_endpoint_without_structured_outputs(shop: Shop, tmp_path: Path) -> None:
+    """Like an older llama.cpp server: json_schema refused, json_object + validation used."""
+    with FakeOpenAIServer(TruthModel(shop.truth), reject_json_schema=True) as srv:
+        res = CliRunner().invoke(
+            main,
+            _args(shop, tmp_path, "--field", "title", "--field", "isbn_13"),
+            env=_env(srv, tmp_path),
+        )
+        kinds = [b["response_format"]["type"] for b in srv.requests]
+    assert res.exit_code == 0, res.output
+    assert kinds[0] == "json_schema" and set(kinds[1:]) == {"json_object"}
+    sf = load_selector_file(tmp_path / "shop.json")
+    url, html = shop.pages[1]
+    assert extract(sf, html, url)[0].values == {
+        "title": "Salt and Cedar",
+        "isbn_13": "9781420106879",
+    }

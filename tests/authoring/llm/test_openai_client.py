@@ -47,7 +47,9 @@ def test_falls_back_to_json_object_when_json_schema_is_rejected() -> None:
         client.complete(REQ)  # remembered: no second rejected request
     kinds = [b["response_format"]["type"] for b in srv.requests]
     assert kinds == ["json_schema", "json_object", "json_object"]
-    assert "JSON Schema" in srv.requests[1]["messages"][-1]["content"]
+    sent = srv.requests[1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"]  # the system message stays first
+    assert sent[0]["content"].startswith("sys\n\nAnswer in JSON matching this JSON Schema:")
 
 
 def test_malformed_answer_is_reasked_once() -> None:

@@ -358,9 +358,18 @@ def test_cli_dry_run_and_no_yes(bundle: Path, selectors: Path) -> None:
     res = _cli(SITE, "--bundle", str(bundle), "--selectors", str(selectors), "--dry-run")
     assert res.exit_code == 0, res.output
     assert "dry run: not written" in res.output
-    res = _cli(SITE, "--bundle", str(bundle), "--selectors", str(selectors))
-    assert res.exit_code == 1 and "pass --yes" in res.output
+    # Without --yes the review session opens; the end of the input quits without writing.
+    res = _cli(SITE, "--bundle", str(bundle), "--selectors", str(selectors), "--no-screenshots")
+    assert res.exit_code == 1 and "not written" in res.output
     assert (selectors / f"{SITE}.json").read_bytes() == before
+
+
+def test_cli_repair_session_through_a_pipe(bundle: Path, selectors: Path) -> None:
+    args = [SITE, "--bundle", str(bundle), "--selectors", str(selectors), "--no-screenshots"]
+    res = CliRunner().invoke(main, ["author", "repair", *args], input="\n" * 40)
+    assert res.exit_code == 0, res.output
+    assert "page type detail reviewed" in res.output and "■ name (string)" in res.output
+    assert load_selector_file(selectors / f"{SITE}.json").version == 2
 
 
 def test_cli_refuses_with_fields_named(tmp_path: Path, selectors: Path) -> None:

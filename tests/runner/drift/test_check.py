@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from anchorpath.runner.drift.check import check_drift, seed_baseline
+from anchorpath.runner.drift.check import baseline_window, check_drift, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, field_stats, shape_signature
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import PageType, SelectorFile
@@ -106,10 +106,8 @@ def stats_for(records: list[dict[str, Any]], **kw: Any) -> RunStats:
 
 
 def baseline_days(days: range = range(1, 6)) -> list[RunStats]:
-    base: list[RunStats] = seed_baseline(SELECTOR, make_records(0, 12))
-    for day in days:
-        base = ([*base, stats_for(make_records(day))])[-14:]
-    return base
+    seed = seed_baseline(SELECTOR, make_records(0, 12))
+    return baseline_window(seed, [stats_for(make_records(day)) for day in days])
 
 
 def test_shape_signature() -> None:
@@ -125,14 +123,24 @@ def test_stats_round_trip() -> None:
 
 
 def test_normal_churn_passes_over_many_days() -> None:
-    base = seed_baseline(SELECTOR, make_records(0, 12))
+    seed = seed_baseline(SELECTOR, make_records(0, 12))
+    accepted: list[RunStats] = []
     for day in range(1, 21):
         stats = stats_for(make_records(day, n=random.Random(day).randint(25, 70)))
-        result = check_drift(stats, base)
+        result = check_drift(stats, baseline_window(seed, accepted))
         assert result.verdict == "ok", (day, result.to_dict())
-        base = ([*base, stats])[-14:]
+        accepted.append(stats)
+    base = baseline_window(seed, accepted)
     assert len(base) == 14
     assert not any(b.seeded for b in base)
+
+
+def test_baseline_window_drops_the_seed_after_three_accepted_runs() -> None:
+    seed = seed_baseline(SELECTOR, make_records(0, 8))
+    runs = [stats_for(make_records(day)) for day in range(1, 17)]
+    assert baseline_window(seed, runs[:2]) == [*seed, *runs[:2]]
+    assert baseline_window(seed, runs[:3]) == runs[:3]
+    assert baseline_window(seed, runs) == runs[-14:]
 
 
 def test_first_run_against_fixture_seed_passes() -> None:
@@ -298,10 +306,9 @@ def test_several_page_types_qualify_field_names() -> None:
         pages = [PageResult(f"http://127.0.0.1/detail?id={i}", "detail", ()) for i in range(10)]
         return merge_stats([stats_for(recs), field_stats(details, sf.page_types["detail"], pages)])
 
-    base = seed_baseline(sf, [*make_records(0, 10), {"_page_type": "detail", "title": "Aa"}])
-    assert set(base[0].page_types) == {"list", "detail"}
-    for day in range(1, 4):
-        base = ([*base, run(day)])[-14:]
+    seed = seed_baseline(sf, [*make_records(0, 10), {"_page_type": "detail", "title": "Aa"}])
+    assert set(seed[0].page_types) == {"list", "detail"}
+    base = baseline_window(seed, [run(day) for day in range(1, 4)])
     assert check_drift(run(5), base).verdict == "ok"
     result = check_drift(run(6, broken=True), base)
     assert list(result.fields) == ["detail.title"]

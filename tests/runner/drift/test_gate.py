@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from anchorpath.runner.checkpoint import InvalidRecord, RecordEntry
 from anchorpath.runner.drift.check import seed_baseline
 from anchorpath.runner.drift.gate import gate, wilson_lower
 from anchorpath.runner.drift.stats import RunStats, field_stats
@@ -44,8 +45,9 @@ def run(values: list[str | None], page_type: str | None = "article") -> RunStats
     return stats
 
 
-def invalid(n: int) -> list[dict[str, Any]]:
-    return [{"page_type": "article", "schema_problems": ["headline: required"]}] * n
+def invalid(n: int) -> list[InvalidRecord]:
+    rec = RecordEntry("article", "http://127.0.0.1/a/1", {"headline": None})
+    return [InvalidRecord(rec, ("headline: required",))] * n
 
 
 @pytest.mark.parametrize(

@@ -28,11 +28,13 @@ from anchorpath._errors import ConfigError, LLMError
 from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, schema_problems
 from anchorpath.authoring.llm.templates import load_template
 
-__all__ = ["API_KEY_ENV", "OpenAIClient", "endpoint_host", "parse_json_answer"]
+__all__ = ["API_KEY_ENV", "SCHEMA_NOTE", "OpenAIClient", "endpoint_host", "parse_json_answer"]
 
 #: Checked before the variable named by ``[llm] api_key_env`` (default ``OPENAI_API_KEY``).
 API_KEY_ENV = "ANCHORPATH_LLM_API_KEY"
 _STRUCTURED = ("auto", "json_schema", "json_object")
+#: Introduces the JSON Schema in the system message when structured outputs are unavailable.
+SCHEMA_NOTE = "Answer in JSON matching this JSON Schema:"
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -185,11 +187,15 @@ class OpenAIClient:
         }
 
     def _with_schema(self, request: ChatRequest, messages: list[dict[str, str]]) -> Any:
-        """In json_object mode the schema travels in the prompt (and the word JSON with it)."""
+        """In json_object mode the schema travels in the system message (and the word JSON with
+        it); chat templates that want the system message first (llama.cpp's) keep it first."""
         if self._mode != "json_object":
             return messages
-        note = "Answer in JSON matching this JSON Schema:\n" + request.schema_json()
-        return [*messages, {"role": "system", "content": note}]
+        note = f"{SCHEMA_NOTE}\n{request.schema_json()}"
+        if messages and messages[0]["role"] == "system":
+            first = {"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}
+            return [first, *messages[1:]]
+        return [{"role": "system", "content": note}, *messages]
 
     def _send(
         self, request: ChatRequest, messages: list[dict[str, str]], usage: list[int]

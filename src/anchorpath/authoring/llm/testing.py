@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from anchorpath.authoring.llm.openai_client import SCHEMA_NOTE
 from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = [
@@ -53,11 +54,11 @@ def _schema(body: Mapping[str, Any]) -> Mapping[str, Any]:
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         return dict(fmt.get("json_schema", {}).get("schema", {}))
-    for m in reversed(body.get("messages", [])):  # json_object mode: the schema is in a message
+    for m in body.get("messages", []):  # json_object mode: the schema is in the system message
         text = str(m.get("content", ""))
-        if text.startswith("Answer in JSON matching this JSON Schema:"):
+        if SCHEMA_NOTE in text:
             try:
-                return dict(json.loads(text.split("\n", 1)[1]))
+                return dict(json.loads(text.split(SCHEMA_NOTE, 1)[1].strip().split("\n", 1)[0]))
             except (ValueError, IndexError):
                 return {}
     return {}

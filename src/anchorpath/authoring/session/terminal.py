@@ -142,7 +142,9 @@ class _Review:
         open_images: bool,
         save: Callable[[Session, list[Path]], tuple[SelectorFile, list[Path]]],
         confirm_write: str | None,
+        done: str | None = None,
     ) -> None:
+        self.done = done
         self.s = session
         self.t = term
         self.c = term.console
@@ -414,7 +416,11 @@ class _Review:
         sf = self.s.build()  # raises when nothing is left
         self.screenshots()
         saved, files = self.save(self.s, self.shots)
-        self.c.print(f"[green]wrote {escape(str(self.target))} (version {saved.version})[/]")
+        self.c.print(
+            f"[green]{escape(self.done)}[/]"
+            if self.done
+            else f"[green]wrote {escape(str(self.target))} (version {saved.version})[/]"
+        )
         for f in files:
             self.c.print(f"  {escape(str(f))}")
         del sf
@@ -446,6 +452,7 @@ def run_session(
     stdin: TextIO | None = None,
     open_images: bool = False,
     confirm_write: str | None = None,
+    done: str | None = None,
 ) -> SessionOutcome:
     """Run a review session; ``save(session, screenshots)`` writes the result. Quitting (``q``,
     end of input) returns ``written=False`` with nothing written."""
@@ -458,6 +465,7 @@ def run_session(
         open_images=open_images,
         save=save,
         confirm_write=confirm_write,
+        done=done,
     )
     try:
         return review.run()

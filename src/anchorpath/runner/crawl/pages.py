@@ -22,7 +22,7 @@ from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
-from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint
+from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.runner.drift.template import template_fields, template_texts
 from anchorpath.selectors.decode import charset_mismatch
@@ -32,7 +32,6 @@ from anchorpath.selectors.model import SelectorFile
 __all__ = [
     "ExtractedPage",
     "PageReader",
-    "PageRecord",
     "default_fetcher",
     "extract_page",
     "login_wall",
@@ -88,34 +87,13 @@ def login_wall(doc: Any, page: PageResult) -> Wall | None:
     return find_wall(doc)
 
 
-@dataclass
-class PageRecord:
-    """What one page contributed (kept in the checkpoint)."""
-
-    url: str
-    final_url: str
-    status: int
-    etag: str | None
-    last_modified: str | None
-    sha256: str
-    page_type: str | None
-    records: int
-    record_root_count: int | None
-    anchors_present: dict[str, bool]
-    source: str  # fetch | archive
-    charset_note: str | None = None  # the declared charset does not fit the bytes
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 @dataclass(frozen=True)
 class ExtractedPage:
-    """One page's contribution to a run: its :class:`PageRecord` (as a dict, as the checkpoint
-    keeps it), its records, and where the crawl goes next."""
+    """One page's contribution to a run: its checkpoint entry, its records, and where the
+    crawl goes next."""
 
-    page: dict[str, Any]
-    records: list[dict[str, Any]]
+    page: PageEntry
+    records: list[RecordEntry]
     next_url: str | None
     links: tuple[str, ...]
 
@@ -149,18 +127,18 @@ def extract_page(
         )
     texts = template_texts(doc) if pr.records else None
     records = [
-        {
-            "page_type": rec.page_type,
-            "url": rec.url,
-            "via": via,
-            "values": dict(rec.values),
-            "problems": list(rec.problems),
+        RecordEntry(
+            rec.page_type,
+            rec.url,
+            dict(rec.values),
+            tuple(rec.problems),
+            via=via,
             # fields whose value is the page's nav/header/footer text (for the drift gate)
-            "template": template_fields(rec.values, texts) if texts else [],
-        }
+            template=tuple(template_fields(rec.values, texts)) if texts else (),
+        )
         for rec in pr.records
     ]
-    page = PageRecord(
+    page = PageEntry(
         url=url,
         final_url=final_url,
         status=status,
@@ -174,7 +152,7 @@ def extract_page(
         source=source,
         charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
     )
-    return ExtractedPage(page.to_dict(), records, pr.next_url, pr.links)
+    return ExtractedPage(page, records, pr.next_url, pr.links)
 
 
 class PageReader:

@@ -161,25 +161,31 @@ from anchorpath.runner.drift.features import (
     share_test,
 )
 from anchorpath.runner.drift.stats import (
+    FieldStats,
     PageTypeStats,
     RunStats,
     field_stats,
     merge_stats,
 )
+from anchorpath.runner.verdict import DriftVerdict
 from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = [
+    "BASELINE_WINDOW",
     "DRIFT_THRESHOLD",
     "HARD_SCORE",
     "MIN_BASELINE_RECORDS",
     "MIN_BASELINE_RUNS",
     "DriftResult",
+    "baseline_window",
     "check_drift",
     "example_records",
     "is_young",
     "seed_baseline",
 ]
 
+#: Accepted runs kept in the drift gate's rolling baseline.
+BASELINE_WINDOW = 14
 #: A field (or structural signal) scoring at least this (-log10 p) makes the run ``drift``.
 DRIFT_THRESHOLD = 2.5
 #: Score given to structural breaks (anchor label gone, record-root collapse).
@@ -219,7 +225,7 @@ class DriftResult:
     evidence (record roots, unmatched pages).
     """
 
-    verdict: str  # "ok" | "drift"
+    verdict: DriftVerdict
     score: float
     fields: dict[str, list[str]] = field(default_factory=dict)
     field_scores: dict[str, float] = field(default_factory=dict)
@@ -243,7 +249,7 @@ class DriftResult:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> DriftResult:
         return cls(
-            verdict=d["verdict"],
+            verdict="drift" if d.get("verdict") == "drift" else "ok",
             score=d.get("score", 0.0),
             fields={k: list(v) for k, v in d.get("fields", {}).items()},
             field_scores=dict(d.get("field_scores", {})),
@@ -317,10 +323,10 @@ def check_drift(
             result.notes.append(f"page type {pt_name!r}: no pages this run, not judged")
             continue
         s_score, s_evidence = _structural(pt_name, cur, base_pts)
+        result.structural += s_evidence
         # Did the baseline see any of this run's pages? (unknown: runs stored before)
         seen_keys = {k for b in base_pts for k in b.page_keys}
         same_pages = not seen_keys or not cur.page_keys or bool(seen_keys & set(cur.page_keys))
-        result.structural += s_evidence
         for fname, fcur in cur.fields.items():
             key = f"{pt_name}.{fname}" if qualify else fname
             runs = [
@@ -342,95 +348,13 @@ def check_drift(
                 else:
                     cap = YOUNG_CAP
                     young_alone.append(key)
-            evidence: list[str] = []
-            feats = field_features(fcur, stat_base)
-            ps = [f.p for f in feats]
-            p_field = min(1.0, len(ps) * min(ps), fisher(ps)) if ps else 1.0
-            score = score_of(p_field)
-            if cap is not None:
-                score = min(score, cap)
-            for f in sorted(feats, key=lambda f: -f.score):
-                if f.score >= EVIDENCE_SCORE:
-                    evidence.append(f"{FEATURE_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
-            # template text added to every value, and a diverse field collapsing to one value
-            for test in (affix_test, boilerplate_test):
-                found = test(fcur, fbase, CONSTANT_SCORE, ANCHOR_WEIGHT)
-                if found is not None:
-                    t_score, t_line, weighed = found
-                    evidence.insert(0, t_line)
-                    # shared by two records only: a 100:1 weight on the field's other evidence
-                    score = score + t_score if weighed else max(score, t_score)
-            # zero churn: the field's text never varied in the baseline and now did
-            constant = constant_test(fcur, fbase, CONSTANT_SCORE)
-            if constant is not None and sum(b.filled for b in fbase) < 2 and not same_pages:
-                # One observation of another page: nothing says its text is template text.
-                result.notes.append(
-                    f"field {key!r}: text differs from the one baseline value, seen on another "
-                    "page: not taken for replaced template text"
-                )
-                constant = None
-            if constant is not None:
-                c_score, c_line = constant
-                if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:
-                    # The field is declared as the value beside a label, and the label is
-                    # still there: the text under it is content by declaration. The mirror of
-                    # a lost label: the same 100:1 weight, now against drift.
-                    c_score = max(0.0, c_score - ANCHOR_WEIGHT)
-                    c_line += "; its anchor label is still in place (weighed down)"
-                if c_score >= EVIDENCE_SCORE:
-                    evidence.insert(0, c_line)
-                score = max(score, c_score)
-            # anchor label: structural, weighs heavily
-            anchored = [b for b in fbase if b.anchor_pages]
-            if fcur.anchor_pages and anchored:
-                base_share = sum(b.anchor_present / b.anchor_pages for b in anchored) / len(
-                    anchored
-                )
-                share = fcur.anchor_present / fcur.anchor_pages
-                if base_share >= 0.8 and share <= 0.5:
-                    line = (
-                        f"anchor label missing on {fcur.anchor_pages - fcur.anchor_present}"
-                        f"/{fcur.anchor_pages} pages (baseline present on {base_share:.0%})"
-                    )
-                    if score >= ANCHOR_CORROBORATION or fcur.empty_ratio >= 0.5:
-                        score = max(score, HARD_SCORE)
-                    else:
-                        # The values still look like the baseline (a fallback XPath, or an
-                        # XPath that never needed the label): heavy evidence, not a verdict.
-                        score += ANCHOR_WEIGHT
-                        line += "; the values still look normal"
-                    evidence.insert(0, line)
-                else:
-                    feat = share_test(
-                        "anchor",
-                        fcur.anchor_present,
-                        fcur.anchor_pages,
-                        [(b.anchor_present, b.anchor_pages) for b in anchored],
-                        one_sided_drop=True,
-                    )
-                    if feat is not None and feat.score >= EVIDENCE_SCORE:
-                        score = max(score, feat.score)
-                        evidence.append(f"{FEATURE_LABELS['anchor']} {feat.shown}")
+            score, evidence = _field_score(fcur, fbase, stat_base, cap)
+            score = _weigh_constant(fcur, fbase, score, evidence, same_pages, key, result.notes)
+            score = _weigh_anchor(fcur, fbase, score, evidence)
             if s_score >= threshold:
                 score = max(score, s_score)
                 evidence = [*s_evidence, *evidence]
-            # the XPath found nothing on any record, where every baseline run found it on
-            # nearly all records: with one record per page (detail pages) the binomial test
-            # alone cannot tell this from chance, but it is the classic selector break
-            if (
-                fcur.count
-                and not fcur.filled
-                and all(b.count and b.filled >= 0.9 * b.count for b in fbase)
-            ):
-                score = max(score, HARD_SCORE)
-                evidence.insert(
-                    0,
-                    f"field vanished: empty on all {fcur.count} records "
-                    f"(baseline filled on ≥ 90 % in all {len(fbase)} runs)",
-                )
-            if fcur.count == 0 and any(b.count for b in fbase):
-                score = max(score, HARD_SCORE)
-                evidence.insert(0, "no values at all (no records)")
+            score = _weigh_vanished(fcur, fbase, score, evidence)
             result.field_scores[key] = score
             if score >= threshold:
                 result.fields[key] = evidence or [f"combined score {score:.1f}"]
@@ -446,18 +370,141 @@ def check_drift(
             f"baseline too young for statistics ({real_runs} run(s)), no fixtures or examples: "
             f"the statistics of {len(young_alone)} field(s) count as evidence only"
         )
-    # pages matching no page type at all
+    _weigh_unmatched_pages(stats, baseline, threshold, result)
+    if result.field_scores:
+        result.score = max(result.score, *result.field_scores.values())
+    if result.fields or result.score >= threshold:
+        result.verdict = "drift"
+    return result
+
+
+def _field_score(
+    fcur: FieldStats,
+    fbase: list[FieldStats],
+    stat_base: list[FieldStats],
+    cap: float | None,
+) -> tuple[float, list[str]]:
+    """One field's score and the evidence lines behind it: the feature tests against
+    ``stat_base`` combined (capped at ``cap`` for a young baseline without seed), then the
+    template-text and boilerplate tests against the whole baseline ``fbase``."""
+    evidence: list[str] = []
+    feats = field_features(fcur, stat_base)
+    ps = [f.p for f in feats]
+    p_field = min(1.0, len(ps) * min(ps), fisher(ps)) if ps else 1.0
+    score = score_of(p_field)
+    if cap is not None:
+        score = min(score, cap)
+    for f in sorted(feats, key=lambda f: -f.score):
+        if f.score >= EVIDENCE_SCORE:
+            evidence.append(f"{FEATURE_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
+    # template text added to every value, and a diverse field collapsing to one value
+    for test in (affix_test, boilerplate_test):
+        found = test(fcur, fbase, CONSTANT_SCORE, ANCHOR_WEIGHT)
+        if found is not None:
+            t_score, t_line, weighed = found
+            evidence.insert(0, t_line)
+            # shared by two records only: a 100:1 weight on the field's other evidence
+            score = score + t_score if weighed else max(score, t_score)
+    return score, evidence
+
+
+def _weigh_constant(
+    fcur: FieldStats,
+    fbase: list[FieldStats],
+    score: float,
+    evidence: list[str],
+    same_pages: bool,
+    key: str,
+    notes: list[str],
+) -> float:
+    """Zero churn: the field's text never varied in the baseline and now did. One baseline
+    value seen on another page says nothing about template text (``same_pages`` False)."""
+    constant = constant_test(fcur, fbase, CONSTANT_SCORE)
+    if constant is None:
+        return score
+    if sum(b.filled for b in fbase) < 2 and not same_pages:
+        notes.append(
+            f"field {key!r}: text differs from the one baseline value, seen on another page: "
+            "not taken for replaced template text"
+        )
+        return score
+    c_score, c_line = constant
+    if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:
+        # The field is declared as the value beside a label, and the label is still there:
+        # the text under it is content by declaration. The mirror of a lost label: the same
+        # 100:1 weight, now against drift.
+        c_score = max(0.0, c_score - ANCHOR_WEIGHT)
+        c_line += "; its anchor label is still in place (weighed down)"
+    if c_score >= EVIDENCE_SCORE:
+        evidence.insert(0, c_line)
+    return max(score, c_score)
+
+
+def _weigh_anchor(
+    fcur: FieldStats, fbase: list[FieldStats], score: float, evidence: list[str]
+) -> float:
+    """The anchor label: structural, weighs heavily."""
+    anchored = [b for b in fbase if b.anchor_pages]
+    if not (fcur.anchor_pages and anchored):
+        return score
+    base_share = sum(b.anchor_present / b.anchor_pages for b in anchored) / len(anchored)
+    share = fcur.anchor_present / fcur.anchor_pages
+    if base_share >= 0.8 and share <= 0.5:
+        line = (
+            f"anchor label missing on {fcur.anchor_pages - fcur.anchor_present}"
+            f"/{fcur.anchor_pages} pages (baseline present on {base_share:.0%})"
+        )
+        if score >= ANCHOR_CORROBORATION or fcur.empty_ratio >= 0.5:
+            score = max(score, HARD_SCORE)
+        else:
+            # The values still look like the baseline (a fallback XPath, or an XPath that
+            # never needed the label): heavy evidence, not a verdict.
+            score += ANCHOR_WEIGHT
+            line += "; the values still look normal"
+        evidence.insert(0, line)
+        return score
+    feat = share_test(
+        "anchor",
+        fcur.anchor_present,
+        fcur.anchor_pages,
+        [(b.anchor_present, b.anchor_pages) for b in anchored],
+        one_sided_drop=True,
+    )
+    if feat is not None and feat.score >= EVIDENCE_SCORE:
+        score = max(score, feat.score)
+        evidence.append(f"{FEATURE_LABELS['anchor']} {feat.shown}")
+    return score
+
+
+def _weigh_vanished(
+    fcur: FieldStats, fbase: list[FieldStats], score: float, evidence: list[str]
+) -> float:
+    """The XPath found nothing on any record, where every baseline run found it on nearly all
+    records: with one record per page (detail pages) the binomial test alone cannot tell this
+    from chance, but it is the classic selector break. No records at all is decisive too."""
+    if fcur.count and not fcur.filled and all(b.count and b.filled >= 0.9 * b.count for b in fbase):
+        score = max(score, HARD_SCORE)
+        evidence.insert(
+            0,
+            f"field vanished: empty on all {fcur.count} records "
+            f"(baseline filled on ≥ 90 % in all {len(fbase)} runs)",
+        )
+    if fcur.count == 0 and any(b.count for b in fbase):
+        score = max(score, HARD_SCORE)
+        evidence.insert(0, "no values at all (no records)")
+    return score
+
+
+def _weigh_unmatched_pages(
+    stats: RunStats, baseline: list[RunStats], threshold: float, result: DriftResult
+) -> None:
+    """Pages matching no page type at all, against their share in the baseline."""
     base_pages = [(b.unmatched_pages, b.total_pages) for b in baseline if b.total_pages]
     if stats.total_pages and base_pages:
         feat = share_test("unmatched", stats.unmatched_pages, stats.total_pages, base_pages)
         if feat is not None and feat.score >= threshold:
             result.structural.append(f"pages matching no page type: {feat.shown}")
             result.score = max(result.score, feat.score)
-    if result.field_scores:
-        result.score = max(result.score, *result.field_scores.values())
-    if result.fields or result.score >= threshold:
-        result.verdict = "drift"
-    return result
 
 
 # ----------------------------------------------------------------------------------------------
@@ -476,6 +523,16 @@ def _page_type_of(sf: SelectorFile, record: Mapping[str, Any]) -> PageType | Non
         if overlap > best_overlap:
             best, best_overlap = pt, overlap
     return best
+
+
+def baseline_window(seed: list[RunStats], accepted: list[RunStats]) -> list[RunStats]:
+    """The baseline a run is checked against, oldest first: the last :data:`BASELINE_WINDOW`
+    accepted runs; while fewer than three runs were accepted, or they are still young
+    (:func:`is_young`), the fixture ``seed`` (which reflects the authoring pages, not the live
+    site) comes before them."""
+    if len(accepted) >= 3 and not is_young(accepted):
+        return accepted[-BASELINE_WINDOW:]
+    return [*seed, *accepted][-BASELINE_WINDOW:]
 
 
 def seed_baseline(

@@ -14,20 +14,27 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.drift.check import DriftResult, check_drift, is_young, seed_baseline
+from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
+from anchorpath.runner.drift.check import (
+    BASELINE_WINDOW,
+    DriftResult,
+    baseline_window,
+    check_drift,
+    is_young,
+    seed_baseline,
+)
 from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
-from anchorpath.runner.store.commit import COMMITTED
 from anchorpath.runner.store.database import Store
+from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
-    "BASELINE_WINDOW",
     "INVALID_SHARE_DRIFT",
     "add_validation_evidence",
     "baseline",
@@ -47,44 +54,45 @@ __all__ = [
 #: 0.34; 1 of 1: 0.21; 3 of 20: 0.05; 5 of 20: 0.11).
 INVALID_SHARE_DRIFT = 0.10
 _WILSON_Z = 1.96
-#: Accepted runs kept in the drift gate's rolling baseline.
-BASELINE_WINDOW = 14
 
 
-def page_result(p: Mapping[str, Any]) -> PageResult:
+def page_result(p: PageEntry) -> PageResult:
     """The drift-relevant part of a page, rebuilt from the checkpoint."""
     return PageResult(
-        p["url"],
-        p["page_type"],
+        p.url,
+        p.page_type,
         (),
-        record_root_count=p["record_root_count"],
-        anchors_present=dict(p["anchors_present"]),
+        record_root_count=p.record_root_count,
+        anchors_present=dict(p.anchors_present),
     )
 
 
 def validate_records(
-    validator: RecordValidator, records: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], set[int]]:
-    """Every record against its page type's schema: the invalid records (with their
-    ``schema_problems``) and their indices in ``records``."""
-    invalid: list[dict[str, Any]] = []
+    validator: RecordValidator, records: Sequence[RecordEntry]
+) -> tuple[list[InvalidRecord], set[int]]:
+    """Every record against its page type's schema: the invalid records (with their schema
+    problems) and their indices in ``records``."""
+    invalid: list[InvalidRecord] = []
     bad: set[int] = set()
     for i, r in enumerate(records):
-        probs = validator.problems(r["page_type"], r["values"]) + r["problems"]
+        probs = [*validator.problems(r.page_type, r.values), *r.problems]
         if probs:
             bad.add(i)
-            invalid.append({**r, "schema_problems": probs})
+            invalid.append(InvalidRecord(r, tuple(probs)))
     return invalid, bad
 
 
-def run_stats(sf: SelectorFile, records: list[dict[str, Any]], pages: list[PageResult]) -> RunStats:
+def run_stats(
+    sf: SelectorFile, records: Sequence[RecordEntry], pages: list[PageResult]
+) -> RunStats:
     """The run's field statistics."""
     parts = []
     for name, pt in sf.page_types.items():
-        own = [r for r in records if r["page_type"] == name]
-        recs = [r["values"] for r in own]
+        own = [r for r in records if r.page_type == name]
+        recs = [r.values for r in own]
         # which values are also the page's nav/header/footer text (None: not recorded)
-        template = [r["template"] for r in own] if all("template" in r for r in own) else None
+        marks = [r.template for r in own]
+        template = [m for m in marks if m is not None] if None not in marks else None
         if recs or any(p.page_type == name for p in pages):
             parts.append(field_stats(recs, pt, pages, template))
     stats = merge_stats(parts)
@@ -102,10 +110,9 @@ def baseline(store: Store, sf: SelectorFile, sf_path: Path) -> list[RunStats]:
         for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
         if isinstance(r.stats, dict)
     ]
-    if len(real) >= 3 and not is_young(real):
-        return real
-    seed = seed_baseline(sf, fixture_records(sf, sf_path))
-    return list((seed + real)[-BASELINE_WINDOW:])
+    mature = len(real) >= 3 and not is_young(real)
+    seed = [] if mature else seed_baseline(sf, fixture_records(sf, sf_path))
+    return baseline_window(seed, real)
 
 
 def check(stats: RunStats, history: list[RunStats]) -> DriftResult:
@@ -114,17 +121,17 @@ def check(stats: RunStats, history: list[RunStats]) -> DriftResult:
 
 
 def add_validation_evidence(
-    drift_obj: DriftResult, invalid: list[dict[str, Any]], records: int, sf: SelectorFile
+    drift_obj: DriftResult, invalid: Sequence[InvalidRecord], records: int, sf: SelectorFile
 ) -> DriftResult:
     """Mark the run as drift, naming each field with schema problems and how many of the
     ``records`` emitted records broke it."""
     # Name fields as the drift gate does: ``page_type.field`` when several page types ran.
-    qualify = len({r["page_type"] for r in invalid}) > 1 or len(sf.page_types) > 1
+    qualify = len({r.record.page_type for r in invalid}) > 1 or len(sf.page_types) > 1
     by_field: dict[str, int] = {}
     for r in invalid:
-        for p in r["schema_problems"]:
+        for p in r.schema_problems:
             name = p.split(":", 1)[0]
-            name = f"{r['page_type']}.{name}" if qualify else name
+            name = f"{r.record.page_type}.{name}" if qualify else name
             by_field[name] = by_field.get(name, 0) + 1
     for name, n in sorted(by_field.items()):
         drift_obj.fields.setdefault(name, []).append(f"schema: {n} of {records} records invalid")
@@ -135,10 +142,10 @@ def add_validation_evidence(
 def gate(
     stats: RunStats,
     history: list[RunStats],
-    invalid_emitted: list[dict[str, Any]],
+    invalid_emitted: Sequence[InvalidRecord],
     records: int,
     sf: SelectorFile,
-) -> tuple[DriftResult, str, str | None]:
+) -> tuple[DriftResult, DriftVerdict, str | None]:
     """The gate's decision on a run that listed records (or looked broken), given the
     baseline ``history``: the drift result, ``ok`` or ``drift``, and for drift the one-line
     reason."""
@@ -190,13 +197,13 @@ def _dried_up(stats: RunStats, history: list[RunStats]) -> list[str]:
     return out
 
 
-def looks_empty(pages: list[dict[str, Any]]) -> bool:
+def looks_empty(pages: Sequence[PageEntry]) -> bool:
     """No records, yet every page matched a page type and showed all its anchor labels:
     the site is empty, the selectors are not broken. Without anchors to check, an empty
     result is left to the drift gate (which will call a collapsed record root drift)."""
-    if any(p["page_type"] is None for p in pages):
+    if any(p.page_type is None for p in pages):
         return False
-    anchors = [v for p in pages for v in p["anchors_present"].values()]
+    anchors = [v for p in pages for v in p.anchors_present.values()]
     return bool(anchors) and all(anchors)
 
 

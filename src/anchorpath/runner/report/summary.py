@@ -13,14 +13,14 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.checkpoint import Checkpoint, archived_pages
+from anchorpath.runner.checkpoint import Checkpoint, InvalidRecord, archived_pages
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.report.alert import write_alert_bundle
 from anchorpath.runner.report.changerate import assess
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import RunResult, warc_segments
-from anchorpath.runner.store.commit import COMMITTED
 from anchorpath.runner.store.database import DB_NAME, Store
+from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.evaluate import evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
@@ -38,17 +38,19 @@ __all__ = [
 BUNDLE_SNAPSHOTS = 6
 
 
-def write_quarantine(cp: Checkpoint, run_dir: Path, invalid: list[dict[str, Any]]) -> Path:
+def write_quarantine(cp: Checkpoint, run_dir: Path, invalid: list[InvalidRecord]) -> Path:
     """Keep a run's records, invalid records and pages in ``<run_dir>/quarantine/``."""
     q = run_dir / "quarantine"
     q.mkdir(parents=True, exist_ok=True)
     with (q / "records.jsonl").open("w", encoding="utf-8") as fh:
         for r in cp.records:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
     (q / "invalid.json").write_text(
-        json.dumps(invalid, ensure_ascii=False, indent=1), encoding="utf-8"
+        json.dumps([r.to_dict() for r in invalid], ensure_ascii=False, indent=1), encoding="utf-8"
     )
-    (q / "pages.json").write_text(json.dumps(cp.pages, indent=1), encoding="utf-8")
+    (q / "pages.json").write_text(
+        json.dumps([p.to_dict() for p in cp.pages], indent=1), encoding="utf-8"
+    )
     return q
 
 
@@ -117,12 +119,12 @@ def write_bundle(
         for url, body in last_good:
             pr = evaluate_page(compiled, parse_html(body, plain=True), url)
             last_records += [r.to_dict() for r in pr.records]
-    failing = snapshots(result.run_dir, [p["url"] for p in cp.pages])
+    failing = snapshots(result.run_dir, [p.url for p in cp.pages])
     failing_urls = {u for u, _ in failing}
     failing_records = [
-        {"_url": r["url"], "_page_type": r["page_type"], **r["values"]}
+        {"_url": r.url, "_page_type": r.page_type, **r.values}
         for r in cp.records
-        if r["url"] in failing_urls
+        if r.url in failing_urls
     ]
     return Path(
         write_alert_bundle(
@@ -192,7 +194,7 @@ def run_summary(
             }
             for e in result.events
         ],
-        "drift": result.drift,
+        "drift": result.drift.to_dict() if result.drift is not None else None,
         "field_stats": stats,
         "baseline_history": [b.to_dict() for b in baseline],
         "fetch": result.fetch_counters,

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.store.database import (
     Event,
     PageRow,
@@ -37,8 +38,6 @@ from anchorpath.runner.store.database import (
 
 __all__ = [
     "ACCEPT_PLAN",
-    "COMMITTED",
-    "REPLAYED",
     "CommitOutcome",
     "CommitPlan",
     "Merged",
@@ -48,11 +47,6 @@ __all__ = [
     "record_key",
 ]
 
-#: Verdict of a run committed later by ``anchorpath replay --into store`` (its archived pages
-#: re-read with a newer selector version).
-REPLAYED = "replayed"
-#: Verdicts whose results are in the store: the drift gate's baseline and the change rate.
-COMMITTED = ("ok", "accepted", REPLAYED)
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
 ACCEPT_PLAN = "accept.json"
 
@@ -120,7 +114,7 @@ class Merged:
     sources: dict[str, Source]
 
 
-def merge_records(records: Sequence[Mapping[str, Any]], plan: CommitPlan) -> Merged:
+def merge_records(records: Sequence[RecordEntry], plan: CommitPlan) -> Merged:
     """Valid emitted records merged by key (see the module docstring).
 
     A listing row and its detail page carrying one key are one record, merged field by field.
@@ -133,8 +127,8 @@ def merge_records(records: Sequence[Mapping[str, Any]], plan: CommitPlan) -> Mer
     unidentified = 0
     # List rows (record_root) first, so that detail pages override them; stable otherwise.
     ordered = sorted(
-        (i for i, r in enumerate(records) if r["page_type"] in plan.emit),
-        key=lambda i: 0 if records[i]["page_type"] in listing else 1,
+        (i for i, r in enumerate(records) if r.page_type in plan.emit),
+        key=lambda i: 0 if records[i].page_type in listing else 1,
     )
     seen: dict[str, dict[str, Any]] = {}
     invalid_keys: set[str] = set()
@@ -143,16 +137,16 @@ def merge_records(records: Sequence[Mapping[str, Any]], plan: CommitPlan) -> Mer
     sources: dict[str, Source] = {}
     for i in ordered:
         r = records[i]
-        key = record_key(r["values"], plan.key_fields)
+        key = record_key(r.values, plan.key_fields)
         if key is None:
             unidentified += 1
             continue
         if i in bad:
             invalid_keys.add(key)
             continue
-        url = str(r.get("url") or "")
-        canon = canonical_json(r["values"])
-        earlier = first.setdefault((key, r["page_type"]), (canon, url))
+        url = r.url
+        canon = canonical_json(r.values)
+        earlier = first.setdefault((key, r.page_type), (canon, url))
         if earlier[0] != canon:
             urls = duplicates.setdefault(key, [earlier[1]])
             urls.append(url)
@@ -160,11 +154,11 @@ def merge_records(records: Sequence[Mapping[str, Any]], plan: CommitPlan) -> Mer
         if earlier[1] != url and earlier[0] == canon and key in sources:
             continue  # the same record again (a row repeated on two listing pages)
         merged = seen.setdefault(key, {})
-        for name, value in r["values"].items():
+        for name, value in r.values.items():
             if value not in (None, "", []) or name not in merged:
                 merged[name] = value
-        is_listing = r["page_type"] in listing
-        listed = is_listing or r.get("via") in ("follow", "next")
+        is_listing = r.page_type in listing
+        listed = is_listing or r.via in ("follow", "next")
         old = sources.get(key)
         sources[key] = Source(
             url if not is_listing or old is None else old.url,
@@ -192,7 +186,7 @@ class CommitOutcome:
 def commit_records(
     store: Store,
     run_row: RunRow,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[RecordEntry],
     plan: CommitPlan,
     pages: Sequence[PageRow],
 ) -> CommitOutcome:
@@ -235,18 +229,18 @@ def commit_records(
     return CommitOutcome(events, complete, unseen, m.duplicates)
 
 
-def page_rows(pages: Sequence[Mapping[str, Any]]) -> list[PageRow]:
+def page_rows(pages: Sequence[PageEntry]) -> list[PageRow]:
     """Store rows for the pages a run's checkpoint recorded."""
     return [
         PageRow(
-            p["url"],
-            p["final_url"],
-            p["status"],
-            p["etag"],
-            p["last_modified"],
-            p["sha256"],
-            p["page_type"],
-            p["records"],
+            p.url,
+            p.final_url,
+            p.status,
+            p.etag,
+            p.last_modified,
+            p.sha256,
+            p.page_type,
+            p.records,
         )
         for p in pages
     ]

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from anchorpath._errors import StoreError
 from anchorpath.runner.store.simhash import is_long_text, near_duplicate
+from anchorpath.runner.verdict import Verdict, parse_verdict
 
 __all__ = [
     "DB_NAME",
@@ -246,7 +247,7 @@ class RunRow:
     site: str
     started_at: str
     finished_at: str | None
-    verdict: str
+    verdict: Verdict
     selector_version: int | None = None
     warc_path: str | None = None
     run_dir: str | None = None
@@ -343,7 +344,7 @@ class Store:
         }
 
     def runs(
-        self, site: str, *, verdicts: Iterable[str] | None = None, limit: int | None = None
+        self, site: str, *, verdicts: Iterable[Verdict] | None = None, limit: int | None = None
     ) -> list[RunRow]:
         """Runs of ``site``, newest first (optionally only some verdicts)."""
         sql = (
@@ -368,7 +369,7 @@ class Store:
                     r[1],
                     r[2],
                     r[3],
-                    r[4],
+                    parse_verdict(r[4], f"{self.path}: run {r[0]}"),
                     r[5],
                     r[6],
                     r[7],

@@ -1,0 +1,279 @@
+"""Scale benchmark: ``run --all`` over N loopback origins, and ``replay`` on Dask workers.
+
+Part 1, many origins: N demo servers (one origin each, in a child process) × one site each capped
+at M pages. A polite crawl cannot beat ``bound = max over origins of M × min delay`` (each
+origin: robots.txt, then M pages, M pauses); origins run in parallel. We time ``run_all`` with
+the local executor and with a ``distributed.LocalCluster`` of 2 worker processes, and report
+total / bound (goal: ≤ 1.15 for 32 origins).
+
+Part 2, replay throughput: one demo site crawled in full once, its run cloned R times in the
+store (R runs, R WARC segments); ``replay_site`` of all R runs into a scratch database, on a
+LocalCluster of 1 worker process and of 2 (goal: 2 workers ≥ 1.8× faster), against a bare
+``lxml.html.fromstring`` of the same page bodies in one process. Peak RSS of every worker
+(``ru_maxrss``) is read after each phase.
+
+    .venv/bin/python bench/scale.py --origins 8 32 --pages 20 --delay 0.2 --replay-runs 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from anchorpath._config import Settings
+from anchorpath.demo import DemoServer, write_site_file
+from anchorpath.runner.executor import DaskExecutor, Executor, LocalExecutor
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.replay import ReplayOptions, replay_site
+from anchorpath.runner.run_all import RunAllOptions, run_all
+from anchorpath.runner.run_types import RunOptions
+from anchorpath.runner.store.database import Store
+
+
+def settings(delay: float, concurrency: int) -> Settings:
+    s = Settings()
+    return replace(
+        s,
+        fetch=replace(
+            s.fetch,
+            min_delay=delay,
+            global_concurrency=concurrency,
+            allow_private_networks=True,
+            contact="bench@anchorpath.invalid",
+        ),
+    )
+
+
+def _peak_rss_kb() -> int:
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def cluster(workers: int) -> Any:
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=50,
+    )
+
+
+def worker_peaks(executor: DaskExecutor) -> list[float]:
+    """Peak RSS of every worker process, MiB."""
+    peaks = executor.client.run(_peak_rss_kb)
+    return sorted(round(kb / 1024, 1) for kb in peaks.values())
+
+
+# -- part 1: run --all over N origins -----------------------------------------------------
+
+
+def _serve(origins: int, conn: Any) -> None:
+    """Child process: ``origins`` demo servers until told to stop (they must not share the
+    crawler's interpreter and its GIL: a site's server is not part of the crawler)."""
+    with ExitStack() as stack:
+        servers = [stack.enter_context(DemoServer(day=1)) for _ in range(origins)]
+        conn.send([srv.base_url for srv in servers])
+        conn.recv()
+
+
+class Servers:
+    """N demo servers (N origins) in a child process."""
+
+    def __init__(self, origins: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(origins, child), daemon=True)
+        self.proc.start()
+        self.urls: list[str] = self.conn.recv()
+
+    def __enter__(self) -> Servers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.send("stop")
+        self.proc.join(timeout=10)
+
+
+def run_many(
+    origins: int, pages: int, delay: float, concurrency: int, executor: Executor, work: Path
+) -> dict[str, Any]:
+    with Servers(origins) as servers:
+        sel = work / "selectors"
+        for i, url in enumerate(servers.urls):
+            write_site_file(sel, url, site_id=f"site-{i:03d}", max_pages=pages)
+        opts = RunAllOptions(
+            selectors_dir=sel, state_dir=work / "state", settings=settings(delay, concurrency)
+        )
+        began = time.monotonic()
+        result = run_all(opts, executor=executor)
+        took = time.monotonic() - began
+    fetched = sum(s.counts()["pages"] for s in result.sites)
+    verdicts = sorted({s.verdict for s in result.sites})
+    bound = pages * delay
+    return {
+        "origins": origins,
+        "pages": pages,
+        "fetched": fetched,
+        "verdicts": verdicts,
+        "total": took,
+        "bound": bound,
+        "ratio": took / bound,
+    }
+
+
+# -- part 2: replay throughput ------------------------------------------------------------
+
+
+def build_archive(work: Path, runs: int) -> tuple[Path, Path, int]:
+    """One full demo crawl, cloned ``runs`` times (run rows + WARC copies)."""
+    sel, state = work / "selectors", work / "state"
+    write_site_file(sel, "http://127.0.0.1:8765")
+    with DemoServer(day=1) as srv:
+        result = run_site(
+            RunOptions("mfds-dmf", sel, state, base_url=srv.base_url, settings=settings(0.0, 4))
+        )
+    assert result.verdict == "ok", result.reason
+    with Store.in_state_dir(state) as store:
+        [row] = store.runs("mfds-dmf")
+        segment = Path(row.warc_path or "")
+        for k in range(1, runs):
+            run_id = f"{row.id}-clone{k:03d}"
+            run_dir = state / "runs" / "mfds-dmf" / run_id
+            run_dir.mkdir(parents=True)
+            shutil.copy(segment, run_dir / segment.name)
+            shutil.copy(Path(row.run_dir or "") / "report.json", run_dir / "report.json")
+            stamp = row.started_at.replace("Z", f"{k:03d}Z")  # later, same second: sortable
+            store.commit_run(
+                replace(
+                    row,
+                    id=run_id,
+                    started_at=stamp,
+                    run_dir=str(run_dir),
+                    warc_path=str(run_dir / segment.name),
+                )
+            )
+    return sel, state, result.pages
+
+
+def bodies(state: Path) -> list[bytes]:
+    from anchorpath.fetch.warc import WarcReader
+
+    out = []
+    for seg in sorted((state / "runs").glob("*/*/pages-*.warc.gz")):
+        for url, status, _headers, body in WarcReader([seg]).responses():
+            if 200 <= status < 300 and not url.endswith("/robots.txt"):
+                out.append(body)
+    return out
+
+
+def bare_lxml(pages: list[bytes]) -> float:
+    import lxml.html
+
+    began = time.process_time()
+    for body in pages:
+        lxml.html.fromstring(body)
+    return len(pages) / (time.process_time() - began)
+
+
+def replay_once(sel: Path, state: Path, executor: Executor) -> tuple[float, int]:
+    began = time.monotonic()
+    result = replay_site(ReplayOptions("mfds-dmf", sel, state), executor=executor)
+    took = time.monotonic() - began
+    assert all(r.verdict == "ok" for r in result.runs), [r.verdict for r in result.runs]
+    return took, sum(r.pages for r in result.runs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--origins", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=4, help="fetch.global_concurrency")
+    parser.add_argument("--replay-runs", type=int, default=40)
+    parser.add_argument("--reps", type=int, default=1, help="replay repetitions (best kept)")
+    parser.add_argument("--skip-dask", action="store_true")
+    args = parser.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="anchorpath-scale-"))
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, load {os.getloadavg()}",
+        flush=True,
+    )
+    try:
+        print("\n## run --all: N origins x M pages\n")
+        print(
+            "| executor | origins | pages/origin | pages fetched | verdicts | total s | bound s | total/bound |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
+        dask_cluster = None if args.skip_dask else cluster(2)
+        try:
+            for n in args.origins:
+                modes: list[tuple[str, Executor]] = [("local", LocalExecutor())]
+                if dask_cluster is not None:
+                    modes.append(("dask, 2 workers", DaskExecutor(dask_cluster.scheduler_address)))
+                for name, ex in modes:
+                    work = Path(tempfile.mkdtemp(dir=root))
+                    r = run_many(n, args.pages, args.delay, args.concurrency, ex, work)
+                    print(
+                        f"| {name} | {r['origins']} | {r['pages']} | {r['fetched']} | "
+                        f"{','.join(r['verdicts'])} | {r['total']:.2f} | {r['bound']:.2f} | "
+                        f"{r['ratio']:.3f} |",
+                        flush=True,
+                    )
+                    if isinstance(ex, DaskExecutor):
+                        print(f"<!-- worker peak RSS MiB: {worker_peaks(ex)} -->", flush=True)
+                    ex.close()
+        finally:
+            if dask_cluster is not None:
+                dask_cluster.close()
+
+        print("\n## replay: archived pages re-extracted\n")
+        sel, state, per_run = build_archive(root / "replay", args.replay_runs)
+        pages = bodies(state)
+        lx = max(bare_lxml(pages) for _ in range(3))
+        print(f"{args.replay_runs} runs x {per_run} pages = {len(pages)} archived pages\n")
+        print("| how | pages | best s | pages/s | speed-up vs 1 worker | worker peak RSS MiB |")
+        print("|---|---|---|---|---|---|")
+        print(
+            f"| bare lxml.html.fromstring, 1 process (CPU time) | {len(pages)} | {len(pages) / lx:.2f} | {lx:.0f} | | |"
+        )
+        local = min(replay_once(sel, state, LocalExecutor())[0] for _ in range(args.reps))
+        print(
+            f"| replay, local executor (threads of one process) | {len(pages)} | {local:.2f} | {len(pages) / local:.0f} | | main {_peak_rss_kb() / 1024:.0f} |",
+            flush=True,
+        )
+        if not args.skip_dask:
+            one = 0.0
+            for workers in (1, 2):
+                with cluster(workers) as c:
+                    ex = DaskExecutor(c.scheduler_address)
+                    best = min(replay_once(sel, state, ex)[0] for _ in range(args.reps))
+                    peaks = worker_peaks(ex)
+                    ex.close()
+                one = one or best
+                print(
+                    f"| replay, dask, {workers} worker process(es) | {len(pages)} | {best:.2f} | "
+                    f"{len(pages) / best:.0f} | {one / best:.2f}× | {peaks} |",
+                    flush=True,
+                )
+        print(f"\nload at the end: {os.getloadavg()}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
