@@ -12,6 +12,7 @@ from rich.console import Console
 from anchorpath._text import terminal_safe
 from anchorpath.cli.options import output_console
 from anchorpath.cli.run import print_summary
+from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.run_types import RunResult
 from anchorpath.runner.store.database import Event
 
@@ -35,7 +36,7 @@ def test_terminal_safe() -> None:
 def test_summary_strips_control_characters_from_page_text(tmp_path: Path) -> None:
     r = RunResult("r1", "books", "drift", 3, tmp_path, reason=f"drift: {EVIL}")
     r.events = [Event(EVIL, "changed", {"title": ("old", EVIL)})]
-    r.drift = {"fields": {"title": [f"now {EVIL}"]}, "structural": []}
+    r.drift = DriftResult("drift", 3.0, fields={"title": [f"now {EVIL}"]})
     out = _print(r)
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "[bold]x[/bold]" in out  # shown as text, not taken as markup
@@ -45,7 +46,7 @@ def test_full_drift_reasons_and_no_wrapping(tmp_path: Path) -> None:
     long_dir = tmp_path / ("d" * 150)
     r = RunResult("r1", "books", "drift", 3, long_dir, bundle=long_dir / "bundle")
     reasons = [f"reason {i}: " + "x" * 200 for i in range(3)]
-    r.drift = {"fields": {f"f{i}": [reasons[i]] for i in range(3)}, "structural": []}
+    r.drift = DriftResult("drift", 3.0, fields={f"f{i}": [reasons[i]] for i in range(3)})
     out = _print(r)
     for line in reasons:
         assert line in out  # every reason, in full

@@ -130,7 +130,7 @@ def two_good_days(selectors_dir: Path, state: Path) -> None:
 def false_alarm(selectors_dir: Path, state: Path, **kw: Any) -> RunResult:
     r = run(selectors_dir, state, site(DAY3, NEW_NOTICE), **kw)
     assert (r.verdict, r.exit_code) == ("drift", 3)
-    assert r.drift is not None and set(r.drift["fields"]) == {"status"}
+    assert r.drift is not None and set(r.drift.fields) == {"status"}
     return r
 
 
@@ -182,7 +182,7 @@ def test_accepted_false_alarm_is_committed_and_joins_the_baseline(
     # The same page again: the accepted run is in the baseline, so no alarm, no event.
     r4 = run(selectors_dir, state, site(DAY3, NEW_NOTICE))
     assert (r4.verdict, r4.exit_code, r4.events) == ("ok", 0, [])
-    assert r4.drift is not None and r4.drift["baseline_runs"] == 3
+    assert r4.drift is not None and r4.drift.baseline_runs == 3
 
 
 def test_accepting_an_incomplete_crawl_withdraws_nothing(
@@ -300,7 +300,7 @@ def test_drift_summary_names_each_field_once_and_offers_accept(
     buffer = io.StringIO()
     print_summary(r3, Console(file=buffer, width=200))
     out = buffer.getvalue()
-    evidence = r3.drift["fields"]["status"][0] if r3.drift else ""
+    evidence = r3.drift.fields["status"][0] if r3.drift else ""
     assert not evidence.startswith("status")  # the gate no longer repeats the name
     assert f"status: {evidence[:60]}" in out
     assert f"anchorpath accept board {r3.run_id}" in out

@@ -109,6 +109,11 @@ def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundl
     from anchorpath.cli.run import run_demo
 
     console.rule("[bold]Repair[/] · re-author the broken fields from the alert bundle")
+    if (bundle / "prompt.md").is_file():
+        console.print(
+            f"[dim]re-authoring prompt (to read, or paste into any model): "
+            f"{bundle / 'prompt.md'}[/]"
+        )
     console.print(f"[dim]$ anchorpath author repair mfds-dmf --bundle {bundle} --yes[/]")
     try:
         result = repair_from_bundle(bundle, selectors_dir=selector.parent)

@@ -222,10 +222,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(f"[bold]{result.verdict}[/]: {_safe(result.reason)}")
     if result.drift and result.verdict == "drift":
         # Every reason in full: this is what a person reads in the alert mail.
-        for name, evidence in sorted((result.drift.get("fields") or {}).items()):
+        for name, evidence in sorted(result.drift.fields.items()):
             for line in evidence or [""]:
                 console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
-        for line in result.drift.get("structural") or []:
+        for line in result.drift.structural:
             console.print(f"  [red]structure[/]: {_safe(line)}")
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")

@@ -185,10 +185,13 @@ class PoliteFetcher:
         conditional: bool = True,
         render: str = "http",
         deadline: float | None = None,
+        wait_for: str | None = None,
     ) -> FetchResult:
         """Fetch ``url`` politely. ``conditional=False`` (or config ``conditional=false``) sends
         no validators; callers fetch the first page of a listing that way. ``render="browser"``
-        renders with Chromium. ``deadline`` is an absolute time on the fetcher's clock.
+        renders with Chromium, waiting for the XPath ``wait_for`` (the page type's anchor) once
+        the DOM is parsed instead of for network idleness. ``deadline`` is an absolute time on
+        the fetcher's clock.
 
         Raises RobotsDisallowed, OriginBlocked, FetchFailed, DeadlineExceeded or UnsafeRequest.
         """
@@ -200,7 +203,9 @@ class PoliteFetcher:
         if deadline is not None:
             limit = min(limit, deadline)
         try:
-            result = self._fetch(url, conditional=conditional, render=render, deadline=limit)
+            result = self._fetch(
+                url, conditional=conditional, render=render, deadline=limit, wait_for=wait_for
+            )
         except RobotsDisallowed:
             self.counters.add("robots_blocked")
             raise
@@ -307,7 +312,15 @@ class PoliteFetcher:
 
     # ---------------------------------------------------------------- one URL, with redirects
 
-    def _fetch(self, url: str, *, conditional: bool, render: str, deadline: float) -> FetchResult:
+    def _fetch(
+        self,
+        url: str,
+        *,
+        conditional: bool,
+        render: str,
+        deadline: float,
+        wait_for: str | None = None,
+    ) -> FetchResult:
         check_url(url, max_length=self.config.max_url_length)
         current = url
         hops = 0
@@ -318,7 +331,7 @@ class PoliteFetcher:
                 self._robots.ensure(state, deadline)
                 self._robots.check(state, current)
                 if render == "browser":
-                    return self._browser.fetch(state, url, current, deadline)
+                    return self._browser.fetch(state, url, current, deadline, wait_for)
                 outcome = self._pages.get(state, url, current, deadline, conditional, hops)
             if isinstance(outcome, FetchResult):
                 return outcome

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._config import Settings
+from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict
 
@@ -84,7 +85,7 @@ class RunResult:
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     #: Pages whose declared charset does not fit their bytes ("URL: what was found").
     charset: list[str] = field(default_factory=list)
-    drift: dict[str, Any] | None = None
+    drift: DriftResult | None = None
     bundle: Path | None = None
     reason: str | None = None
     errors: list[str] = field(default_factory=list)
