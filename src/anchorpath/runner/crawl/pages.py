@@ -25,6 +25,7 @@ from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
+from anchorpath.runner.drift.template import template_fields, template_texts
 from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import PageType, SelectorFile
@@ -144,8 +145,17 @@ def extract_page(
             url=url,
             reason=wall.kind,
         )
+    texts = template_texts(doc) if pr.records else None
     records = [
-        RecordEntry(rec.page_type, rec.url, dict(rec.values), tuple(rec.problems), via=via)
+        RecordEntry(
+            rec.page_type,
+            rec.url,
+            dict(rec.values),
+            tuple(rec.problems),
+            via=via,
+            # fields whose value is the page's nav/header/footer text (for the drift gate)
+            template=tuple(template_fields(rec.values, texts)) if texts else (),
+        )
         for rec in pr.records
     ]
     page = PageEntry(
