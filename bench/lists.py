@@ -511,7 +511,8 @@ def lists_section(results: Sequence[SiteResult], as_error: str | None, seconds: 
 #: Gold titles per capture: the reference XPath of ``xpaths.txt`` generalised to every record
 #: (bench-side ground truth only; authoring never sees it).
 THESIS_GOLD = {
-    "amazon": "//*[starts-with(@id,'result_')]//h3/a",
+    "amazon": "//*[starts-with(@id,'result_')]//h3/a"
+    " | //*[starts-with(@id,'result_')]//div[contains(@class,'productTitle')]/a",
     "imdb": "//*[@id='main']//table//tr/td[3]/a[1]",
 }
 

@@ -177,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--max-pages", type=int, default=60, help="held-out pages per site")
     ap.add_argument("--budget", type=int, default=500, help="token budget per seed")
     ap.add_argument("--noise", type=float, default=0.3, help="share of wrong answers (noisy run)")
+    ap.add_argument("--more-noise", type=float, default=0.6, help="a second, noisier run (0: skip)")
     ap.add_argument("--write-results", action="store_true", help="update bench/RESULTS.md")
     args = ap.parse_args(argv)
     if not (args.data / "pages").is_dir():
@@ -206,8 +207,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             res["noisy"] = run_llm(
                 site, fields, "noisy", budget=args.budget, cache=Path(tmp), srv=srv
             )
-        for k in ("llm", "full", "noisy"):
-            res[k].agree = agreement(res[k], ex, site)
+        if args.more_noise > 0:
+            noisier = TruthModel(truth, noise=args.more_noise)
+            with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(noisier) as srv:
+                res["noisier"] = run_llm(
+                    site, fields, "noisier", budget=args.budget, cache=Path(tmp), srv=srv
+                )
+        for k in ("llm", "full", "noisy", "noisier"):
+            if k in res:
+                res[k].agree = agreement(res[k], ex, site)
         rows.append((site, res))
         for k, v in res.items():
             extra = f" ERROR {v.error}" if v.error else ""
@@ -265,6 +273,22 @@ def report(
         f"{fmt(mean(r['full'].f1 for _, r in rows))}, noisy F1 {fmt(mean(r['noisy'].f1 for _, r in rows))}; "
         f"prompt tokens / raw HTML tokens {mean(ratios):.1%}.",
     ]
+    if all("noisier" in r for _, r in rows):
+        out += [
+            "",
+            f"Noisier model ({args.more_noise:.0%} of answers wrong), same run: "
+            + "; ".join(
+                f"{s.name} F1 {fmt(r['noisier'].f1)}, wrong answers {r['noisier'].noisy} / "
+                f"rejected {r['noisier'].rejected} / accepted {r['noisier'].leaked}"
+                + (
+                    f", not authored: {', '.join(r['noisier'].failed)}"
+                    if r["noisier"].failed
+                    else ""
+                )
+                for s, r in rows
+            )
+            + f"; mean F1 {fmt(mean(r['noisier'].f1 for _, r in rows))}.",
+        ]
     out += [
         "",
         "Notes:",

@@ -176,11 +176,14 @@ def test_day1_run_is_checked_against_the_seeded_baseline(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_without_fixtures_day1_has_no_baseline(tmp_path: Path) -> None:
-    # The contrast: the same selector file with its fixtures missing is accepted blindly.
+def test_without_fixtures_day1_is_checked_against_the_fields_examples(tmp_path: Path) -> None:
+    # The same selector file with its fixtures missing: the fields' examples (the seed values
+    # authoring kept) seed the baseline instead; day 1 passes against them.
     code, report = _first_run_report(_selectors_dir(tmp_path, fixtures=False), tmp_path / "state")
-    assert (report["verdict"], code) == ("ok", 0)
-    assert not report["baseline_history"]
+    assert (report["verdict"], code) == ("ok", 0), report["reason"]
+    history = report["baseline_history"]
+    assert len(history) == 1 and history[0]["seeded"] is True
+    assert history[0]["run_id"] == "examples"
 
 
 @pytest.mark.slow

@@ -58,3 +58,25 @@ def test_rendered_dom_robots_and_third_party_blocked(tmp_path: Path) -> None:
             assert site.paths()[0] == "/robots.txt"
             rendered = dict(WarcReader(warc_path).rendered())
             assert b"rendered by js" in rendered[site.url("/page")]
+
+
+@pytest.mark.slow
+def test_waits_for_the_anchor_built_by_scripts_and_replays_scripts(tmp_path: Path) -> None:
+    """domcontentloaded + the page type's anchor: a list built 300 ms after the DOM is parsed
+    is in the rendered HTML; the site's script is fetched once per run; timings are counted."""
+    script = (
+        b"setTimeout(() => { const t = document.createElement('table'); t.id = 'late';"
+        b" t.innerHTML = '<tr><td>row</td></tr>'; document.body.appendChild(t); }, 300);"
+    )
+    page = b"<html><body><p>shell</p><script src='/app.js'></script></body></html>"
+    routes = {"/a": ok(page), "/b": ok(page), "/app.js": ok(script, "application/javascript")}
+    with FaultServer(routes) as site, PoliteFetcher(CONFIG) as fetcher:
+        for path in ("/a", "/b"):
+            result = fetcher.fetch(
+                site.url(path), render="browser", wait_for="//table[@id='late']//td"
+            )
+            assert b"<td>row</td>" in result.body
+        assert site.paths().count("/app.js") == 1
+        counters = fetcher.counters.as_dict()
+        assert counters["rendered"] == 2
+        assert 0 < counters["render_seconds"] < 20 and counters["browser_launch_seconds"] > 0

@@ -195,7 +195,9 @@ def repair_cmd(
             click.echo(f"  mismatch: {m.describe()}", err=True)
         for p in result.verification.problems:
             click.echo(f"  problem: {p}", err=True)
-        fields = ", ".join(result.unreproduced) or "no last good record could be matched"
+        if not result.matched:
+            raise click.ClickException(_nothing_matched(manifest, Path(bundle)))
+        fields = ", ".join(result.unreproduced)
         raise click.ClickException(
             f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
         )
@@ -221,3 +223,24 @@ def repair_cmd(
         run_hint += f" --selectors {target.parent}"
     click.echo(f"wrote {target} (version {result.saved.version}, was {result.old.version})")
     click.echo(f"next: {run_hint}")
+
+
+def _nothing_matched(manifest: Any, bundle: Path) -> str:
+    """One sentence: why no failing page could be paired with a last good record, and what the
+    operator can do instead (accept a false alarm, or re-author)."""
+    if not manifest.last_good_records:
+        why = "the bundle holds no last good records (no run of the site was committed before)"
+    elif not manifest.failing:
+        why = "the bundle holds no failing pages"
+    else:
+        why = (
+            f"none of the {len(manifest.failing)} failing page(s) shows any of the "
+            f"{len(manifest.last_good_records)} last good record(s) (other pages, or other keys)"
+        )
+    run = manifest.run_id or "RUN_ID"
+    return (
+        f"repair refused, nothing written: {why}, so there is nothing to learn from; if the "
+        f"alert is a false alarm accept the run (anchorpath accept {manifest.site} {run}), "
+        f"otherwise re-author the site from the failing pages in {bundle / 'failing'} "
+        f"(anchorpath author new-site {manifest.site} --seed PAGE --examples FILE)"
+    )

@@ -7,7 +7,14 @@ disallows; images, media, fonts and stylesheets are never loaded (they do not ch
 extract and would multiply the load on the site).
 
 Playwright's sync objects belong to the thread that created them, so the browser lives on one
-dedicated thread, launched lazily on the first render and stopped by :meth:`close`.
+dedicated thread, launched lazily on the first render and stopped by :meth:`close`; one browser
+and one context serve every page of a run.
+
+Waiting: navigation returns at ``domcontentloaded``; then, when the caller names the page type's
+anchor (``wait_for``, an XPath such as the record root), the renderer waits until that node is
+in the DOM (scripts that build the list have run) — not for a fixed network-idle period, which
+costs at least half a second per page and never comes on pages that poll. Without an anchor it
+waits for the ``load`` event, bounded.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -35,6 +43,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 _SKIPPED_TYPES = {"image", "media", "font", "stylesheet"}
+_MAX_CACHED_SCRIPTS = 64
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,8 @@ class RenderedPage:
     html: str  # rendered DOM
     blocked: int  # sub-requests refused (third-party, robots, skipped types)
     screenshot: bytes = b""  # full-page PNG, when the renderer was asked for screenshots
+    seconds: float = 0.0  # navigation plus waiting for the content
+    anchored: bool = False  # the wait_for anchor appeared in time
 
 
 class BrowserRenderer:
@@ -67,15 +78,25 @@ class BrowserRenderer:
         self.timeout = timeout
         self.allow_request = allow_request
         self.executable_path = executable_path
-        self._jobs: queue.Queue[tuple[str, Future[RenderedPage]] | None] = queue.Queue()
+        self._jobs: queue.Queue[tuple[str, str | None, Future[RenderedPage]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._ready: Future[None] = Future()
         self._lock = threading.Lock()
+        self.launch_seconds = 0.0
+        # Browser-thread state: the run's one tab, the URL it renders, requests blocked.
+        self._page: Any = None
+        self._page_url = ""
+        self._blocked = 0
+        self._scripts: dict[str, tuple[int, dict[str, str], bytes]] = {}
 
-    def start(self) -> None:
-        """Launch Chromium now (render() does it lazily); raises BrowserError on failure."""
+    def start(self) -> float:
+        """Launch Chromium now (render() does it lazily); raises BrowserError on failure.
+        Returns the seconds the launch took when this call launched it, else 0."""
+        launched = False
         with self._lock:
             if self._thread is None:
+                launched = True
+                t0 = time.perf_counter()
                 self._thread = threading.Thread(
                     target=self._run, name="anchorpath-browser", daemon=True
                 )
@@ -86,12 +107,17 @@ class BrowserRenderer:
             raise
         except Exception as exc:
             raise BrowserError(f"{self.executable_path}: Chromium did not start: {exc}") from exc
+        if not launched:
+            return 0.0
+        self.launch_seconds = time.perf_counter() - t0
+        return self.launch_seconds
 
-    def render(self, url: str) -> RenderedPage:
-        """Render ``url``; raises FetchFailed on navigation errors, BrowserError on launch."""
+    def render(self, url: str, *, wait_for: str | None = None) -> RenderedPage:
+        """Render ``url``, waiting for the XPath ``wait_for`` when given; raises FetchFailed
+        on navigation errors, BrowserError on launch."""
         self.start()
         done: Future[RenderedPage] = Future()
-        self._jobs.put((url, done))
+        self._jobs.put((url, wait_for, done))
         return done.result()
 
     def close(self) -> None:
@@ -119,14 +145,15 @@ class BrowserRenderer:
                         f"{self.executable_path}: cannot launch Chromium: {exc}"
                     ) from exc
                 context = browser.new_context(user_agent=self.user_agent, service_workers="block")
+                context.route("**/*", self._route)
                 self._ready.set_result(None)
                 while True:
                     job = self._jobs.get()
                     if job is None:
                         break
-                    url, done = job
+                    url, wait_for, done = job
                     try:
-                        done.set_result(self._render_one(context, url))
+                        done.set_result(self._render_one(context, url, wait_for))
                     except BaseException as exc:
                         done.set_exception(exc)
                 context.close()
@@ -141,44 +168,106 @@ class BrowserRenderer:
                 except queue.Empty:
                     break
                 if job is not None:
-                    job[1].set_exception(BrowserError(f"browser stopped: {exc}"))
+                    job[2].set_exception(BrowserError(f"browser stopped: {exc}"))
 
-    def _render_one(self, context: Any, url: str) -> RenderedPage:
+    def _route(self, route: Any) -> None:
+        """Every request of the page (main document and sub-requests) passes here."""
+        request = route.request
+        if request.resource_type in _SKIPPED_TYPES or not self.allow_request(
+            self._page_url, request.url
+        ):
+            self._blocked += 1
+            route.abort()
+            return
+        if request.resource_type != "script" or request.method != "GET":
+            route.continue_()
+            return
+        # Routing turns Chromium's HTTP cache off: the site's scripts, the same on every page
+        # of a run, are fetched once and replayed from memory (less load on the site too).
+        cached = self._scripts.get(request.url)
+        if cached is None:
+            response = route.fetch()
+            cached = (response.status, dict(response.headers), response.body())
+            if 200 <= cached[0] < 300 and len(self._scripts) < _MAX_CACHED_SCRIPTS:
+                self._scripts[request.url] = cached
+        route.fulfill(status=cached[0], headers=cached[1], body=cached[2])
+
+    def _render_one(self, context: Any, url: str, wait_for: str | None) -> RenderedPage:
+        """One page, on the run's one tab (a new tab costs more than the page itself); the
+        DOM is read in the same round trip that checks the anchor."""
         from playwright.sync_api import Error as PlaywrightError
 
-        page = context.new_page()
-        blocked = 0
-
-        def route(route: Any) -> None:
-            nonlocal blocked
-            request = route.request
-            if request.resource_type in _SKIPPED_TYPES or not self.allow_request(url, request.url):
-                blocked += 1
-                route.abort()
-            else:
-                route.continue_()
-
+        started = time.perf_counter()
+        if self._page is None or self._page.is_closed():
+            self._page = context.new_page()
+        page = self._page
+        self._page_url = url
+        self._blocked = 0
         try:
-            page.route("**/*", route)
             try:
-                response = page.goto(url, wait_until="load", timeout=self.timeout * 1000)
+                response = page.goto(
+                    url, wait_until="domcontentloaded", timeout=self.timeout * 1000
+                )
             except PlaywrightError as exc:
                 raise FetchFailed(f"{url}: browser navigation failed: {exc}", url=url) from exc
-            # Long-polling pages never go idle; the DOM after "load" is what we have then.
-            with contextlib.suppress(PlaywrightError):
-                page.wait_for_load_state("networkidle", timeout=5000)
-            html = page.content()
+            budget = min(self.timeout, 5.0) * 1000
+            html = page.evaluate(_READ_DOM, wait_for) if wait_for else None
+            anchored = html is not None
+            if wait_for and not anchored:
+                # Scripts are still building the content: wait for the anchor to appear.
+                with contextlib.suppress(PlaywrightError):
+                    page.wait_for_selector(f"xpath={wait_for}", state="attached", timeout=budget)
+                    anchored = True
+            if not anchored:
+                with contextlib.suppress(PlaywrightError):
+                    page.wait_for_load_state("load", timeout=budget)
+            if html is None:
+                html = str(page.evaluate(_READ_DOM, None))
             shot = b""
             if self.screenshots:
                 with contextlib.suppress(PlaywrightError):
                     shot = page.screenshot(full_page=True, type="png")
+            seconds = time.perf_counter() - started
+            blocked = self._blocked
             if response is None:
-                return RenderedPage(page.url, None, {}, b"", html, blocked, shot)
+                return RenderedPage(page.url, None, {}, b"", html, blocked, shot, seconds, anchored)
             try:
                 main_body = response.body()
             except PlaywrightError:
                 main_body = b""
             headers = {k.lower(): v for k, v in response.headers.items()}
-            return RenderedPage(page.url, response.status, headers, main_body, html, blocked, shot)
-        finally:
-            page.close()
+            return RenderedPage(
+                page.url,
+                response.status,
+                headers,
+                main_body,
+                html,
+                blocked,
+                shot,
+                seconds,
+                anchored,
+            )
+        except BaseException:
+            # A tab in an unknown state is not reused.
+            with contextlib.suppress(PlaywrightError):
+                page.close()
+            self._page = None
+            raise
+
+
+#: The serialised DOM (doctype included), or null while the anchor XPath finds nothing.
+_READ_DOM = """(xp) => {
+  if (xp) {
+    let hit = null;
+    try {
+      hit = document.evaluate(xp, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null)
+        .singleNodeValue;
+    } catch (e) {
+      hit = document.documentElement;  // an XPath the browser cannot run: do not wait for it
+    }
+    if (!hit) return null;
+  }
+  const d = document.doctype;
+  return (d ? new XMLSerializer().serializeToString(d) + "\\n" : "")
+    + document.documentElement.outerHTML;
+}"""

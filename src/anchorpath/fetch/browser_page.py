@@ -83,13 +83,22 @@ class BrowserFetch:
         state = self.origins.get(origin_of(url))
         return self.robots.allows(state, url)
 
-    def fetch(self, state: OriginState, requested: str, url: str, deadline: float) -> FetchResult:
+    def fetch(
+        self,
+        state: OriginState,
+        requested: str,
+        url: str,
+        deadline: float,
+        wait_for: str | None = None,
+    ) -> FetchResult:
         """Render ``url`` (reached from ``requested``) and return the DOM as UTF-8 HTML.
 
         Raises OriginBlocked, FetchFailed, DeadlineExceeded, UnsafeRequest or BrowserError.
         """
         renderer = self._renderer()
-        renderer.start()  # launch outside the timed window: it is not the site's response time
+        launch = renderer.start()  # outside the timed window: not the site's response time
+        if launch:
+            self.counters.add("browser_launch_seconds", launch)
         self.counters.add("attempted")
         gate = state.gate
         with gate.turn(deadline, url) as ticket:
@@ -104,9 +113,11 @@ class BrowserFetch:
             with self._slots:
                 started = self._clock()
                 try:
-                    page = renderer.render(url)
+                    page = renderer.render(url, wait_for=wait_for)
                 finally:
                     ended = self._clock()
+            self.counters.add("rendered")
+            self.counters.add("render_seconds", page.seconds)
             ok = page.status is not None and 200 <= page.status < 300
             ticket.record(started=started, ended=ended, ok=ok)
         self.counters.add("requests")

@@ -89,6 +89,9 @@ CounterName = Literal[
     "unsafe",
     "server_requested_wait",
     "actual_wait",
+    "rendered",
+    "render_seconds",
+    "browser_launch_seconds",
 ]
 
 
@@ -98,6 +101,7 @@ class FetchCounters:
     gone_404_410, blocked_origin, ok_first_try, ok_after_retry, failed, deadline_exceeded, unsafe.
     Response-level: requests, too_many_429, server_5xx, network_errors, not_modified.
     Seconds: server_requested_wait (sum of Retry-After), actual_wait (sum of slept pacing time).
+    Renderer: rendered (pages rendered in Chromium), render_seconds, browser_launch_seconds.
     """
 
     planned: int = 0
@@ -123,6 +127,9 @@ class FetchCounters:
     unsafe: int = 0
     server_requested_wait: float = 0.0
     actual_wait: float = 0.0
+    rendered: int = 0  # pages rendered in Chromium
+    render_seconds: float = 0.0  # time spent rendering them (navigation + waiting for content)
+    browser_launch_seconds: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, name: CounterName, amount: float = 1) -> None:

@@ -93,7 +93,14 @@ class MockFetcher:
             return self.routes(url)
         return self.routes.get(url, (404, {}, b""))
 
-    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
+    def fetch(
+        self,
+        url: str,
+        *,
+        conditional: bool = True,
+        render: str = "http",
+        wait_for: str | None = None,
+    ) -> FetchResult:
         self.calls.append((url, conditional, render))
         self._counters.add("planned")
         self._counters.add("attempted")

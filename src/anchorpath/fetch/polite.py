@@ -58,15 +58,6 @@ from anchorpath.fetch.warc import WarcWriter
 
 __all__ = ["PoliteFetcher", "user_agent_string"]
 
-# Where the parts live (each module's docstring says more):
-#   result.py          FetchResult, shared by everything below
-#   http.py            the httpx client: streaming under the byte cap, address pinning
-#   origins.py         per-origin state (gate, robots.txt state, stop reason) and events
-#   exchange.py        one request through an origin's gate: safety check, WARC, counters
-#   robots_policy.py   robots.txt per origin: fetch, status policy, cache, verdicts
-#   http_page.py       one page over HTTP: validators, status policy, retries, refusals
-#   browser_page.py    one page rendered in Chromium under the same rules
-
 log = logging.getLogger(__name__)
 
 
@@ -185,10 +176,13 @@ class PoliteFetcher:
         conditional: bool = True,
         render: str = "http",
         deadline: float | None = None,
+        wait_for: str | None = None,
     ) -> FetchResult:
         """Fetch ``url`` politely. ``conditional=False`` (or config ``conditional=false``) sends
         no validators; callers fetch the first page of a listing that way. ``render="browser"``
-        renders with Chromium. ``deadline`` is an absolute time on the fetcher's clock.
+        renders with Chromium, waiting for the XPath ``wait_for`` (the page type's anchor) once
+        the DOM is parsed instead of for network idleness. ``deadline`` is an absolute time on
+        the fetcher's clock.
 
         Raises RobotsDisallowed, OriginBlocked, FetchFailed, DeadlineExceeded or UnsafeRequest.
         """
@@ -200,7 +194,9 @@ class PoliteFetcher:
         if deadline is not None:
             limit = min(limit, deadline)
         try:
-            result = self._fetch(url, conditional=conditional, render=render, deadline=limit)
+            result = self._fetch(
+                url, conditional=conditional, render=render, deadline=limit, wait_for=wait_for
+            )
         except RobotsDisallowed:
             self.counters.add("robots_blocked")
             raise
@@ -307,7 +303,15 @@ class PoliteFetcher:
 
     # ---------------------------------------------------------------- one URL, with redirects
 
-    def _fetch(self, url: str, *, conditional: bool, render: str, deadline: float) -> FetchResult:
+    def _fetch(
+        self,
+        url: str,
+        *,
+        conditional: bool,
+        render: str,
+        deadline: float,
+        wait_for: str | None = None,
+    ) -> FetchResult:
         check_url(url, max_length=self.config.max_url_length)
         current = url
         hops = 0
@@ -318,7 +322,7 @@ class PoliteFetcher:
                 self._robots.ensure(state, deadline)
                 self._robots.check(state, current)
                 if render == "browser":
-                    return self._browser.fetch(state, url, current, deadline)
+                    return self._browser.fetch(state, url, current, deadline, wait_for)
                 outcome = self._pages.get(state, url, current, deadline, conditional, hops)
             if isinstance(outcome, FetchResult):
                 return outcome

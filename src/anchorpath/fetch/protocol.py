@@ -27,8 +27,17 @@ class Fetcher(Protocol):
         """What this fetcher did so far (the denominators of a collection report)."""
         ...
 
-    def fetch(self, url: str, *, conditional: bool = True, render: str = "http") -> FetchResult:
-        """Fetch one URL or raise a FetchError subclass."""
+    def fetch(
+        self,
+        url: str,
+        *,
+        conditional: bool = True,
+        render: str = "http",
+        wait_for: str | None = None,
+    ) -> FetchResult:
+        """Fetch one URL or raise a FetchError subclass. ``wait_for``: with ``render="browser"``,
+        an XPath whose presence means the page's content is there (the page type's record
+        root), waited for instead of network idleness."""
         ...
 
     def close(self) -> None:

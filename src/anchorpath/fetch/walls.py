@@ -10,10 +10,11 @@ the page's main content:
 ``login-wall``
     a visible password field that sits in the page's main content region (``<main>``,
     ``role=main`` or ``<article>`` when the page marks one; never inside ``<header>``, ``<nav>``,
-    ``<aside>``, ``<footer>`` or a ``<dialog>``) while the page has little other text: under
-    :data:`WALL_MAX_TEXT` characters and at most :data:`WALL_MAX_BLOCKS` paragraph-sized text
-    blocks outside the form and the page chrome. Also: a redirect to a login URL that we did
-    not ask for.
+    ``<aside>``, ``<footer>``, a ``<dialog>``, their ARIA roles, or a container named as page
+    chrome — ``masthead``, ``dropdown``, ``headerAccount`` …) while the page has little other
+    text: under :data:`WALL_MAX_TEXT` characters and at most :data:`WALL_MAX_BLOCKS`
+    paragraph-sized text blocks outside the form and the page chrome. Also: a redirect to a
+    login URL that we did not ask for.
 ``captcha``
     a challenge page: a challenge widget as an element (``g-recaptcha``/``h-captcha``/Turnstile
     classes, a challenge ``iframe``, Cloudflare's challenge form) or a known interstitial phrase
@@ -97,6 +98,12 @@ _BLOCKS = {
     "section",
     "article",
 }
+_CHROME_NAME = re.compile(
+    r"(^|[\s_-])(header|masthead|nav|navbar|navigation|menu|topbar|toolbar|dropdown|sidebar|"
+    r"footer|banner)([\s_-]|$)",
+    re.IGNORECASE,
+)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _LOGIN_PATH = re.compile(
     r"/(login|signin|sign-in|log-in|sso|auth|account/login|users/sign_in)(\b|$)", re.IGNORECASE
 )
@@ -186,10 +193,15 @@ def _ancestors(el: etree._Element) -> Iterator[etree._Element]:
 
 
 def _in_chrome(el: etree._Element) -> bool:
+    """Inside the page chrome: a header, nav, aside, footer or dialog, by tag, ARIA role or a
+    container named so (``id``/``class``, camelCase words included: ``headerAccount``)."""
     for a in _ancestors(el):
         if _tag(a) in _CHROME:
             return True
         if (a.get("role") or "").lower() in ("navigation", "banner", "contentinfo", "dialog"):
+            return True
+        named = _CAMEL.sub(r"\1 \2", f"{a.get('id') or ''} {a.get('class') or ''}")
+        if _tag(a) not in ("html", "body") and _CHROME_NAME.search(named):
             return True
     return False
 

@@ -51,25 +51,33 @@ class RecordEntry:
     problems: tuple[str, ...] = ()
     #: How the crawl reached the page: ``start``, ``next``, ``follow`` or ``url``.
     via: str | None = None
+    #: Fields whose value is the page's nav/header/footer text rather than content (for the
+    #: drift gate, :mod:`anchorpath.runner.drift.template`); None: not looked at.
+    template: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "page_type": self.page_type,
             "url": self.url,
             "via": self.via,
             "values": self.values,
             "problems": list(self.problems),
         }
+        if self.template is not None:
+            out["template"] = list(self.template)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RecordEntry:
         via = d.get("via")
+        template = d.get("template")
         return cls(
             str(d["page_type"]),
             str(d["url"]),
             dict(d.get("values") or {}),
             tuple(str(p) for p in d.get("problems") or ()),
             via=str(via) if via is not None else None,
+            template=tuple(str(t) for t in template) if isinstance(template, list) else None,
         )
 
 

@@ -14,8 +14,10 @@
 5. decides the verdict:
 
    ``blocked``
-       the site refused (robots.txt on a start URL, 401/403, login wall, CAPTCHA) – exit 4;
-       a page that yields no values but shows a password field counts as a login wall;
+       the site refused (robots.txt on a start URL, 401/403, or a page that certainly is a wall:
+       a login form or a challenge as the page's main content, an "access denied" page — see
+       :mod:`anchorpath.fetch.walls`) – exit 4; a page that merely lost its values next to a
+       header login box is left to the drift gate;
    ``error``
        no page could be fetched, or something broke – exit 1;
    ``empty-source``
@@ -23,7 +25,9 @@
        records – nothing is committed, exit 0;
    ``drift``
        the drift gate (:mod:`~anchorpath.runner.drift`) found the output's shape off the
-       baseline, or more than 10 % of the records broke their schema – results quarantined
+       baseline, the records breaking their schema are more than 10 % (Wilson lower bound),
+       the fetched pages matched no page type, or a page type's pages gave no records where
+       the baseline had some – results quarantined
        (with the :class:`CommitPlan` that lets a person accept a false alarm later,
        :mod:`~anchorpath.runner.accept`), alert bundle written, exit 3;
    ``ok``

@@ -94,9 +94,9 @@ def test_perturbation_finds_the_node_the_model_read(shop: Shop) -> None:
     assert calls.count("values") == n_s and calls.count("perturb") <= p * n_s
     assert len(calls) <= n_s + p * n_s + 1
     for v in props.verdicts:
-        # title, breadcrumb and h1 hold the value; the model reads the first body occurrence
+        # title, breadcrumb and h1 hold the value; the model reads the heading
         assert len(v.nodes) == 3
-        assert v.read_node == "/html/body/div[1]/span"
+        assert v.read_node == "/html/body/div[2]/h1"
     pert = next(r for r in client.requests if r.purpose == "perturb")
     assert "The Quiet Harbour" not in pert.messages[-1].content
 

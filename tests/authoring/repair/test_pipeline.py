@@ -505,3 +505,16 @@ def test_demo_broken_bundle_is_refused(demo_drift: dict[str, Any], tmp_path: Pat
     assert "repair refused, nothing written" in res.output
     assert "detail.applicant" in res.output
     assert (selectors / f"{DEMO_SITE}.json").read_bytes() == before
+
+
+def test_cli_nothing_to_match_says_why_and_points_to_accept(
+    tmp_path: Path, selectors: Path
+) -> None:
+    b = make_bundle(tmp_path / "run")
+    (b / "last_good" / "records.json").write_text("[]", encoding="utf-8")
+    res = _cli(SITE, "--bundle", str(b), "--selectors", str(selectors), "--yes")
+    assert res.exit_code == 1
+    message = " ".join(res.output.split())
+    assert "repair refused, nothing written: the bundle holds no last good records" in message
+    assert f"anchorpath accept {SITE} test-run" in message
+    assert "re-author the site from the failing pages" in message

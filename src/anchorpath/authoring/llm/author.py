@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+from lxml import etree
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, AuthoringError
@@ -24,6 +27,7 @@ from anchorpath.authoring.llm.propose import Proposals, propose
 from anchorpath.authoring.llm.templates import templates_hash
 from anchorpath.authoring.reports import AuthoringResult, FieldRequest
 from anchorpath.authoring.seeds import SeedPage
+from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
@@ -172,6 +176,9 @@ def author_page_type_with_llm(
         result,
         page_type=replace(result.page_type, fields={n: result.page_type.fields[n] for n in order}),
     )
+    if not result.page_type.record_root:
+        notes = _read_node_notes(result, props, seeds)
+        result = replace(result, problems=(*result.problems, *notes))
     for f in usable:
         if f.name not in result.page_type.fields:
             why = [p for p in result.problems if repr(f.name) in p or f" {f.name} " in p]
@@ -211,6 +218,49 @@ def _merge(base: AuthoringResult, part: AuthoringResult) -> AuthoringResult:
         fields={**base.fields, **part.fields},
         problems=(*base.problems, *part.problems),
     )
+
+
+def _selected_paths(doc: Any, xpath: str) -> list[str] | None:
+    """Absolute paths of the elements an XPath reaches (owners of text and attribute results);
+    None when it computes a string (``normalize-space(...)``): nothing to compare."""
+    try:
+        found = doc.xpath(xpath)
+    except etree.XPathError:
+        return None
+    if not isinstance(found, list):
+        return None
+    paths = []
+    for item in found:
+        el = (
+            item if isinstance(item, etree._Element) else getattr(item, "getparent", lambda: None)()
+        )
+        if el is not None:
+            paths.append(str(el.getroottree().getpath(el)))
+    return paths
+
+
+def _read_node_notes(
+    result: AuthoringResult, props: Proposals, seeds: Sequence[SeedPage]
+) -> list[str]:
+    """Where perturbation showed the node the model read, say so when the chosen XPath reads
+    the value somewhere else (same text, another node: a person should look)."""
+    docs = {s.source: parse_html(s.html) for s in seeds}
+    elsewhere: dict[str, list[tuple[str, str, str]]] = {}
+    for v in props.verdicts:
+        spec = result.page_type.fields.get(v.field)
+        if v.read_node is None or spec is None or v.seed not in docs:
+            continue
+        paths = _selected_paths(docs[v.seed], spec.xpath)
+        if not paths:
+            continue
+        if not any(p == v.read_node or p.startswith(v.read_node + "/") or
+                   v.read_node.startswith(p + "/") for p in paths):  # fmt: skip
+            elsewhere.setdefault(v.field, []).append((v.seed, v.read_node, paths[0]))
+    return [
+        f"field {name!r}: the model read its value at {cases[0][1]}, the selector reads it at "
+        f"{cases[0][2]} (on {len(cases)} of {len(seeds)} seeds; same text, another node: check)"
+        for name, cases in elsewhere.items()
+    ]
 
 
 def llm_provenance(sf: SelectorFile, client: LLMClient) -> SelectorFile:

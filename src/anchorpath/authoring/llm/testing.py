@@ -79,10 +79,10 @@ class TruthModel:
 
     ``truth`` maps a page URL to ``{field: [values]}``. A value is answered only if it is
     visible in the prompt (so pruning that drops it costs recall, as with a real model); where
-    an occurrence was perturbed, the model reads the first occurrence outside the page title and
-    copies what it finds there. ``noise`` is the share of answers that are wrong: half
-    hallucinated (an invented value), half not verbatim (case changed), decided by a hash of
-    (page, field, question), so a re-ask draws again. Field discovery answers the truth's
+    every occurrence was perturbed, the model reads the one in a heading, else the first outside
+    the page title, and copies what it finds there. ``noise`` is the share of answers that are
+    wrong: half hallucinated (an invented value), half not verbatim (case changed), decided by
+    a hash of (page, field, question), so a re-ask draws again. Field discovery answers the truth's
     field names with the first page's values as examples.
     """
 
@@ -171,8 +171,13 @@ class TruthModel:
         if not alts:
             return None
         hits = [(mt.start(), mt.group(0)) for mt in re.finditer("|".join(alts), page)]
-        body = [h for h in hits if not page[: h[0]].rsplit("\n", 1)[-1].startswith("Page title:")]
-        pick = (body or hits)[:1]
+
+        def line(h: tuple[int, str]) -> str:
+            return page[: h[0]].rsplit("\n", 1)[-1]
+
+        headings = [h for h in hits if line(h).startswith("#")]
+        body = [h for h in hits if not line(h).startswith("Page title:")]
+        pick = (headings or body or hits)[:1]
         return pick[0][1] if pick else None
 
 

@@ -9,6 +9,7 @@ returning it.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,9 +25,10 @@ from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
+from anchorpath.runner.drift.template import template_fields, template_texts
 from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
-from anchorpath.selectors.model import SelectorFile
+from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = [
     "ExtractedPage",
@@ -34,6 +36,7 @@ __all__ = [
     "default_fetcher",
     "extract_page",
     "login_wall",
+    "render_anchor",
     "site_config",
     "unreachable",
 ]
@@ -63,6 +66,24 @@ def site_config(base: FetchConfig, sf: SelectorFile) -> FetchConfig:
         else:
             over[name] = max(float(current), float(value))
     return replace(base, **over) if over else base
+
+
+_VALUE_TAIL = re.compile(r"/(@[\w:-]+|text\(\)(\[[^\]]*\])*)$")
+
+
+def render_anchor(pt: PageType | None) -> str | None:
+    """The XPath a browser render waits for on pages of ``pt``: its record root, else its
+    first field whose XPath selects elements (a trailing ``/@attr`` or ``/text()`` dropped).
+    None when there is nothing to wait for (then the renderer waits for ``load``)."""
+    if pt is None:
+        return None
+    if pt.record_root:
+        return pt.record_root
+    for spec in pt.fields.values():
+        expr = _VALUE_TAIL.sub("", spec.xpath.strip())
+        if expr.startswith("/") and "(" not in expr.split("[", 1)[0]:
+            return expr
+    return None
 
 
 def unreachable(exc: Exception) -> bool:
@@ -124,8 +145,17 @@ def extract_page(
             url=url,
             reason=wall.kind,
         )
+    texts = template_texts(doc) if pr.records else None
     records = [
-        RecordEntry(rec.page_type, rec.url, dict(rec.values), tuple(rec.problems), via=via)
+        RecordEntry(
+            rec.page_type,
+            rec.url,
+            dict(rec.values),
+            tuple(rec.problems),
+            via=via,
+            # fields whose value is the page's nav/header/footer text (for the drift gate)
+            template=tuple(template_fields(rec.values, texts)) if texts else (),
+        )
         for rec in pr.records
     ]
     page = PageEntry(
@@ -183,9 +213,16 @@ class PageReader:
             if self.fetcher is None:
                 self.fetcher = self.make_fetcher()
             render = self.sf.fetch.render
-            res = self.fetcher.fetch(item.url, conditional=self.conditional, render=render)
+            wait_for = (
+                render_anchor(self.sf.page_type_for(item.url)) if render == "browser" else None
+            )
+            res = self.fetcher.fetch(
+                item.url, conditional=self.conditional, render=render, wait_for=wait_for
+            )
             if res.not_modified and not res.body:
-                res = self.fetcher.fetch(item.url, conditional=False, render=render)
+                res = self.fetcher.fetch(
+                    item.url, conditional=False, render=render, wait_for=wait_for
+                )
             body, headers, final_url, status = res.body, res.headers, res.final_url, res.status
             charset = res.charset
             source = "fetch"

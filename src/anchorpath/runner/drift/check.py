@@ -96,6 +96,31 @@ Structural signals weigh heavily; they are not averaged away with the value feat
   anchor) whose label is still on the page gets :data:`ANCHOR_WEIGHT` taken off — the mirror
   of a lost label: the author declared that text content, and the template around it held.
 
+What real redesigns did (``bench/drift_real.py``, news sites 2005 → 2017) adds four signals:
+
+* **template text added** — most of this run's values (≥ 3 and more than half of the distinct
+  ones) share a token prefix or suffix that no baseline run's values shared (a site name
+  appended to every headline read from ``<title>``): ``CONSTANT_SCORE + log10 k``
+  (:func:`~anchorpath.runner.drift.features.affix_test`);
+* **boilerplate** — a field whose baseline values were all different repeats one value on
+  most records ("Share this on:" on every article): the same score
+  (:func:`~anchorpath.runner.drift.features.boilerplate_test`); shared by only two records,
+  either adds :data:`ANCHOR_WEIGHT` to the field's other evidence instead;
+* **shape distance** — the character-class profile (digit, punctuation, upper-case shares) as
+  a χ²(3) feature beside mean length and token shapes;
+* **template values** — the share of values that are the text of the page's navigation,
+  header or footer and of nothing in the content
+  (:mod:`anchorpath.runner.drift.template`), a one-sided share test.
+
+**Young baselines.** Fewer than :data:`MIN_BASELINE_RUNS` real runs or
+:data:`MIN_BASELINE_RECORDS` records of a field cannot estimate its statistics: the statistical
+features are then compared with the seeded pseudo-run — the selector file's fixtures, or the
+fields' ``examples`` (:func:`seed_baseline`) — or, with neither, count as evidence only
+(capped at :data:`YOUNG_CAP`). Share and length tests also carry the baseline estimate's own
+sampling variance, so a seed of three examples is held loosely. Zero churn needs either two
+agreeing baseline records or the same page (URL) seen before: one value seen on another page
+says nothing about template text.
+
 Why a policy score rather than a p-value for zero churn: with one value per run and a few runs,
 no frequency test can call a new value unlikely (after k unchanged runs, the rule of
 succession gives the next run a 1/(k+2) chance of change: p ≈ 0.17 at k = 4). Every break the
@@ -114,8 +139,8 @@ call (verdict ``empty-source``), made before the gate.
 
 Code layout: the statistics of one run are in :mod:`anchorpath.runner.drift.stats`, the
 feature tests (and the zero-churn test) in :mod:`anchorpath.runner.drift.features`; this module
-holds the thresholds, the verdict and the baseline window, and re-exports the statistics'
-public names so ``anchorpath.runner.drift.check`` stays the one import for callers.
+holds the thresholds, the verdict and the baseline window. The gate one run passes through is
+:mod:`anchorpath.runner.drift.gate`.
 """
 
 from __future__ import annotations
@@ -126,6 +151,8 @@ from typing import Any
 
 from anchorpath.runner.drift.features import (
     FEATURE_LABELS,
+    affix_test,
+    boilerplate_test,
     constant_test,
     field_features,
     fisher,
@@ -147,9 +174,13 @@ __all__ = [
     "BASELINE_WINDOW",
     "DRIFT_THRESHOLD",
     "HARD_SCORE",
+    "MIN_BASELINE_RECORDS",
+    "MIN_BASELINE_RUNS",
     "DriftResult",
     "baseline_window",
     "check_drift",
+    "example_records",
+    "is_young",
     "seed_baseline",
 ]
 
@@ -170,6 +201,14 @@ ANCHOR_WEIGHT = 2.0
 CONSTANT_SCORE = DRIFT_THRESHOLD
 #: Features scoring at least this are listed as evidence even when the field passes.
 EVIDENCE_SCORE = 1.5
+#: A baseline of fewer real (not seeded) runs than this, or fewer records of the field than
+#: :data:`MIN_BASELINE_RECORDS`, is *young*: its statistics are not trusted to decide. The
+#: statistical features are then compared with the selector file's fixtures or examples (the
+#: seeded pseudo-run) instead, or, without those, count as evidence only (capped at
+#: :data:`YOUNG_CAP`).
+MIN_BASELINE_RUNS = 2
+MIN_BASELINE_RECORDS = 6
+YOUNG_CAP = ANCHOR_WEIGHT
 
 
 # ----------------------------------------------------------------------------------------------
@@ -271,6 +310,8 @@ def check_drift(
         result.notes.append("no baseline yet: nothing to compare, run accepted as the first")
         return result
     qualify = len(stats.page_types) > 1
+    young_seeded: list[str] = []  # young baseline: statistics against the fixtures/examples
+    young_alone: list[str] = []  # young baseline, nothing seeded: statistics are evidence only
     for pt_name, cur in stats.page_types.items():
         base_pts = [b.page_types[pt_name] for b in baseline if pt_name in b.page_types]
         if not base_pts:
@@ -283,13 +324,33 @@ def check_drift(
             continue
         s_score, s_evidence = _structural(pt_name, cur, base_pts)
         result.structural += s_evidence
+        # Did the baseline see any of this run's pages? (unknown: runs stored before)
+        seen_keys = {k for b in base_pts for k in b.page_keys}
+        same_pages = not seen_keys or not cur.page_keys or bool(seen_keys & set(cur.page_keys))
         for fname, fcur in cur.fields.items():
             key = f"{pt_name}.{fname}" if qualify else fname
-            fbase = [b.fields[fname] for b in base_pts if fname in b.fields]
+            runs = [
+                (b.seeded, b.page_types[pt_name].fields[fname])
+                for b in baseline
+                if pt_name in b.page_types and fname in b.page_types[pt_name].fields
+            ]
+            fbase = [f for _, f in runs]
             if not fbase:
                 result.notes.append(f"field {key!r} has no baseline yet")
                 continue
-            score, evidence = _field_score(fcur, fbase)
+            real = [f for seeded, f in runs if not seeded]
+            seeds = [f for seeded, f in runs if seeded]
+            stat_base, cap = fbase, None
+            if len(real) < MIN_BASELINE_RUNS or sum(b.count for b in real) < MIN_BASELINE_RECORDS:
+                if seeds:
+                    stat_base = seeds
+                    young_seeded.append(key)
+                else:
+                    cap = YOUNG_CAP
+                    young_alone.append(key)
+            score, evidence = _field_score(fcur, fbase, stat_base, cap)
+            score = _weigh_constant(fcur, fbase, score, evidence, same_pages, key, result.notes)
+            score = _weigh_anchor(fcur, fbase, score, evidence)
             if s_score >= threshold:
                 score = max(score, s_score)
                 evidence = [*s_evidence, *evidence]
@@ -298,6 +359,17 @@ def check_drift(
             if score >= threshold:
                 result.fields[key] = evidence or [f"combined score {score:.1f}"]
         result.score = max(result.score, s_score)
+    real_runs = sum(1 for b in baseline if not b.seeded)
+    if young_seeded:
+        result.notes.append(
+            f"baseline too young for statistics ({real_runs} run(s)): {len(young_seeded)} "
+            "field(s) compared with the selector file's fixtures or examples instead"
+        )
+    if young_alone:
+        result.notes.append(
+            f"baseline too young for statistics ({real_runs} run(s)), no fixtures or examples: "
+            f"the statistics of {len(young_alone)} field(s) count as evidence only"
+        )
     _weigh_unmatched_pages(stats, baseline, threshold, result)
     if result.field_scores:
         result.score = max(result.score, *result.field_scores.values())
@@ -306,28 +378,55 @@ def check_drift(
     return result
 
 
-def _field_score(fcur: FieldStats, fbase: list[FieldStats]) -> tuple[float, list[str]]:
-    """One field's score against its baseline and the evidence lines behind it: the feature
-    tests combined, then zero churn and the anchor label weighed in."""
+def _field_score(
+    fcur: FieldStats,
+    fbase: list[FieldStats],
+    stat_base: list[FieldStats],
+    cap: float | None,
+) -> tuple[float, list[str]]:
+    """One field's score and the evidence lines behind it: the feature tests against
+    ``stat_base`` combined (capped at ``cap`` for a young baseline without seed), then the
+    template-text and boilerplate tests against the whole baseline ``fbase``."""
     evidence: list[str] = []
-    feats = field_features(fcur, fbase)
+    feats = field_features(fcur, stat_base)
     ps = [f.p for f in feats]
     p_field = min(1.0, len(ps) * min(ps), fisher(ps)) if ps else 1.0
     score = score_of(p_field)
+    if cap is not None:
+        score = min(score, cap)
     for f in sorted(feats, key=lambda f: -f.score):
         if f.score >= EVIDENCE_SCORE:
             evidence.append(f"{FEATURE_LABELS[f.name]} {f.shown} (p={f.p:.1e})")
-    score = _weigh_constant(fcur, fbase, score, evidence)
-    score = _weigh_anchor(fcur, fbase, score, evidence)
+    # template text added to every value, and a diverse field collapsing to one value
+    for test in (affix_test, boilerplate_test):
+        found = test(fcur, fbase, CONSTANT_SCORE, ANCHOR_WEIGHT)
+        if found is not None:
+            t_score, t_line, weighed = found
+            evidence.insert(0, t_line)
+            # shared by two records only: a 100:1 weight on the field's other evidence
+            score = score + t_score if weighed else max(score, t_score)
     return score, evidence
 
 
 def _weigh_constant(
-    fcur: FieldStats, fbase: list[FieldStats], score: float, evidence: list[str]
+    fcur: FieldStats,
+    fbase: list[FieldStats],
+    score: float,
+    evidence: list[str],
+    same_pages: bool,
+    key: str,
+    notes: list[str],
 ) -> float:
-    """Zero churn: the field's text never varied in the baseline and now did."""
+    """Zero churn: the field's text never varied in the baseline and now did. One baseline
+    value seen on another page says nothing about template text (``same_pages`` False)."""
     constant = constant_test(fcur, fbase, CONSTANT_SCORE)
     if constant is None:
+        return score
+    if sum(b.filled for b in fbase) < 2 and not same_pages:
+        notes.append(
+            f"field {key!r}: text differs from the one baseline value, seen on another page: "
+            "not taken for replaced template text"
+        )
         return score
     c_score, c_line = constant
     if fcur.anchor_pages and fcur.anchor_present > 0.5 * fcur.anchor_pages:
@@ -428,9 +527,10 @@ def _page_type_of(sf: SelectorFile, record: Mapping[str, Any]) -> PageType | Non
 
 def baseline_window(seed: list[RunStats], accepted: list[RunStats]) -> list[RunStats]:
     """The baseline a run is checked against, oldest first: the last :data:`BASELINE_WINDOW`
-    accepted runs; while fewer than three runs were accepted, the fixture ``seed`` (which
-    reflects the authoring pages, not the live site) comes before them."""
-    if len(accepted) >= 3:
+    accepted runs; while fewer than three runs were accepted, or they are still young
+    (:func:`is_young`), the fixture ``seed`` (which reflects the authoring pages, not the live
+    site) comes before them."""
+    if len(accepted) >= 3 and not is_young(accepted):
         return accepted[-BASELINE_WINDOW:]
     return [*seed, *accepted][-BASELINE_WINDOW:]
 
@@ -439,11 +539,15 @@ def seed_baseline(
     selector_file: SelectorFile, fixture_records: list[dict[str, Any]]
 ) -> list[RunStats]:
     """The first baseline: runs stored in the selector file's ``baseline.runs`` (if authoring
-    saved any) plus one pseudo-run built from the fixture records (page-level signals unknown)."""
+    saved any) plus one pseudo-run built from the fixture records (page-level signals unknown),
+    or, without fixture records, from the fields' ``examples`` (:func:`example_records`)."""
     out: list[RunStats] = []
     stored = selector_file.baseline.get("runs") if selector_file.baseline else None
     if isinstance(stored, list):
         out += [RunStats.from_dict(d) for d in stored if isinstance(d, Mapping)]
+    label = "fixtures"
+    if not fixture_records:
+        fixture_records, label = example_records(selector_file), "examples"
     groups: dict[str, list[dict[str, Any]]] = {}
     for rec in fixture_records:
         pt = _page_type_of(selector_file, rec)
@@ -453,7 +557,32 @@ def seed_baseline(
         seeded = merge_stats(
             field_stats(recs, selector_file.page_types[name], []) for name, recs in groups.items()
         )
+        if label == "examples":  # a field without examples has no reference: it does not vote
+            for name, pts in seeded.page_types.items():
+                spec = selector_file.page_types[name].fields
+                pts.fields = {f: fs for f, fs in pts.fields.items() if spec[f].examples}
         seeded.seeded = True
-        seeded.run_id = seeded.run_id or "fixtures"
+        seeded.run_id = seeded.run_id or label
         out.append(seeded)
     return out
+
+
+def example_records(selector_file: SelectorFile) -> list[dict[str, Any]]:
+    """Records rebuilt from the fields' ``examples`` (the seed values authoring kept): record
+    ``i`` of a page type holds every field's ``i``-th example."""
+    out: list[dict[str, Any]] = []
+    for pt in selector_file.page_types.values():
+        n = max((len(f.examples) for f in pt.fields.values()), default=0)
+        for i in range(n):
+            rec: dict[str, Any] = {"_page_type": pt.name}
+            for name, spec in pt.fields.items():
+                rec[name] = spec.examples[i] if i < len(spec.examples) else None
+            out.append(rec)
+    return out
+
+
+def is_young(runs: Sequence[RunStats]) -> bool:
+    """Too few real runs or records for the statistics to decide (see :data:`MIN_BASELINE_RUNS`)."""
+    real = [r for r in runs if not r.seeded]
+    records = sum(pt.records for r in real for pt in r.page_types.values())
+    return len(real) < MIN_BASELINE_RUNS or records < MIN_BASELINE_RECORDS

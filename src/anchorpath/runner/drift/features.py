@@ -19,6 +19,8 @@ __all__ = [
     "CATEGORICAL_MAX",
     "FEATURE_LABELS",
     "Feature",
+    "affix_test",
+    "boilerplate_test",
     "constant_test",
     "field_features",
     "fisher",
@@ -46,7 +48,11 @@ _TAU = {
     "anchor": 0.1,
     "unmatched": 0.1,
     "roots": 0.5,
+    "template": 0.08,
 }
+# Floors of the character-class profile (digit, punctuation, upper-case shares).
+_PROFILE_TAU = (0.05, 0.04, 0.08)
+_PROFILE_NAMES = ("digits", "punctuation", "upper case")
 
 
 def _tail(z: float, two_sided: bool = True) -> float:
@@ -99,6 +105,7 @@ def share_test(
     base: Sequence[tuple[float, int]],
     *,
     one_sided_drop: bool = False,
+    one_sided_rise: bool = False,
     expected: float | None = None,
 ) -> Feature | None:
     """Binomial share ``x/n`` against baseline shares (normal approximation with floors)."""
@@ -111,21 +118,33 @@ def share_test(
         mu = expected
     total = sum(bn for _, bn in base)
     mu_s = (mu * total + 0.5) / (total + 1)  # smoothed: never exactly 0 or 1
-    var = between + mu_s * (1 - mu_s) / n + _TAU[name] ** 2
+    # this run's sampling variance, the between-run variance and the floor; an expectation
+    # estimated from the pooled baseline (Witten-Bell conformance) also carries its own
+    # sampling variance: from a seed of three examples it is a loose guess
+    own = 1 / (total + 1) if expected is not None else 0.0
+    var = between + mu_s * (1 - mu_s) * (1 / n + own) + _TAU[name] ** 2
     value = x / n
     z = (value - mu) / math.sqrt(var)
-    p = _tail(-z, two_sided=False) if one_sided_drop else _tail(z)
+    if one_sided_drop:
+        p = _tail(-z, two_sided=False)
+    elif one_sided_rise:
+        p = _tail(z, two_sided=False)
+    else:
+        p = _tail(z)
     shown = f"{value:.2f} vs baseline {mu:.2f}±{math.sqrt(var):.2f}"
     return Feature(name, value, mu, math.sqrt(var), p, shown)
 
 
-def log_test(name: str, value: float, n: int, cv: float, base: Sequence[float]) -> Feature | None:
-    """A positive magnitude compared on a log scale (``ln(1+x)``)."""
+def log_test(
+    name: str, value: float, n: int, cv: float, base: Sequence[float], *, base_var: float = 0.0
+) -> Feature | None:
+    """A positive magnitude compared on a log scale (``ln(1+x)``); ``base_var`` is the sampling
+    variance of the baseline's own estimate."""
     if n <= 0 or not base:
         return None
     logs = [math.log1p(b) for b in base]
     mu, between = _mean_var(logs)
-    var = between + (cv**2) / n + _TAU[name] ** 2
+    var = between + (cv**2) / n + base_var + _TAU[name] ** 2
     x = math.log1p(value)
     z = (x - mu) / math.sqrt(var)
     ref = math.expm1(mu)
@@ -144,6 +163,8 @@ FEATURE_LABELS = {
     "pattern": "pattern conformance",
     "value": "share of values seen before (categorical field)",
     "anchor": "anchor label present on share of pages",
+    "profile": "character classes",
+    "template": "share of values that are nav/header/footer text",
 }
 
 
@@ -272,6 +293,107 @@ def constant_test(
     return score, line
 
 
+def _chi2_sf3(x: float) -> float:
+    """Survival function of χ² with 3 degrees of freedom (closed form)."""
+    if x <= 0:
+        return 1.0
+    return math.erfc(math.sqrt(x / 2)) + math.sqrt(2 * x / math.pi) * math.exp(-x / 2)
+
+
+def _profile_test(cur: FieldStats, base: Sequence[FieldStats]) -> Feature | None:
+    """Shape distance: the run's character-class profile (digit, punctuation, upper-case
+    shares) against the baseline's, a χ² over the three z-scores (each with its floor)."""
+    ref = [b.profile for b in base if len(b.profile) == 3 and b.filled]
+    if len(cur.profile) != 3 or not cur.filled or not ref:
+        return None
+    chi2 = 0.0
+    parts = []
+    for i, tau in enumerate(_PROFILE_TAU):
+        mu, between = _mean_var([r[i] for r in ref])
+        var = between + 0.01 / cur.filled + tau**2
+        z = (cur.profile[i] - mu) / math.sqrt(var)
+        chi2 += z * z
+        if abs(z) >= 2:
+            parts.append(f"{_PROFILE_NAMES[i]} {cur.profile[i]:.2f} vs {mu:.2f}")
+    p = _chi2_sf3(chi2)
+    shown = ("off the baseline: " + ", ".join(parts)) if parts else f"χ²={chi2:.1f}"
+    return Feature("profile", chi2, 0.0, 1.0, p, shown)
+
+
+def _template_test(cur: FieldStats, base: Sequence[FieldStats]) -> Feature | None:
+    """The share of values that are the page's nav/header/footer text, against the baseline's
+    (one-sided: only a rise counts)."""
+    ref = [(b.template, b.filled) for b in base if b.template is not None and b.filled]
+    if cur.template is None or not cur.filled or not ref:
+        return None
+    return share_test(
+        "template", cur.template, cur.filled, [(float(x), n) for x, n in ref], one_sided_rise=True
+    )
+
+
+def affix_test(
+    cur: FieldStats, base: Sequence[FieldStats], decisive: float, weight: float
+) -> tuple[float, str, bool] | None:
+    """Template text added to the values: a token prefix or suffix shared by most of this
+    run's values that no baseline run's values shared: (score, evidence).
+
+    Baseline runs with two distinct values or more vote (a run of one value cannot show an
+    affix); the affix is new when none of them had it (nor a part of it). Shared by three
+    values or more it scores ``decisive + log10 k`` — three unrelated headlines ending in the
+    same " - Forbes.com" is no coincidence; by two, ``weight`` added to the field's score (the
+    third element is True then: evidence to add, not a verdict)."""
+    voters = [b for b in base if b.distinct >= 2]
+    if not voters:
+        return None
+    best: tuple[float, str, bool] | None = None
+    sides = (("starts", cur.prefix, cur.prefix_n), ("ends", cur.suffix, cur.suffix_n))
+    for side, text, n in sides:
+        if not text or n < 2:
+            continue
+        olds = [b.prefix if side == "starts" else b.suffix for b in voters]
+        if any(o and (o in text or text in o) for o in olds):
+            continue
+        score = decisive + math.log10(n) if n >= 3 else weight
+        line = (
+            f"template text added: {n} of {cur.distinct} distinct values now {side} with "
+            f"{text!r} (no baseline run's values did, {len(voters)} run(s))"
+        )
+        if best is None or score > best[0]:
+            best = (score, line, n < 3)
+    return best
+
+
+def boilerplate_test(
+    cur: FieldStats, base: Sequence[FieldStats], decisive: float, weight: float
+) -> tuple[float, str, bool] | None:
+    """Distinct-value collapse: a field whose baseline values were all different (content) now
+    repeats one value on most records (boilerplate such as "Share this on:"): (score,
+    evidence). Numbers and dates are exempt (a day's records may share today's date).
+    Repeated on three records or more it scores ``decisive + log10 k``; on two, ``weight`` is
+    added to the field's score (third element True), as for :func:`affix_test`."""
+    if not cur.values or cur.filled < 2:
+        return None
+    top = max(cur.values.values())
+    if top < 2 or top <= 0.5 * cur.filled:
+        return None
+    pooled: Counter[str] = Counter()
+    for b in base:
+        if not b.filled:
+            continue
+        if b.numeric > 0.5 * b.filled or b.dates > 0.5 * b.filled:
+            return None
+        pooled.update(b.values)
+    total = sum(pooled.values())
+    if total < 3 or max(pooled.values()) > 1:
+        return None  # the baseline repeated values too: not a diverse field
+    score = decisive + math.log10(top) if top >= 3 else weight
+    line = (
+        f"boilerplate: one value repeated on {top} of {cur.filled} records (all {total} "
+        f"baseline values were different)"
+    )
+    return score, line, top < 3
+
+
 def field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[Feature]:
     feats: list[Feature | None] = []
     feats.append(
@@ -285,8 +407,20 @@ def field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[Feature]
     filled_base = [b for b in base if b.filled]
     if cur.filled and filled_base:
         cv = cur.len_std / cur.len_mean if cur.len_mean else 0.0
+        # the baseline's own uncertainty: a seed of three examples pins the mean loosely
+        k = len(filled_base)
+        base_var = sum(
+            (b.len_std / b.len_mean) ** 2 / b.filled for b in filled_base if b.len_mean
+        ) / (k * k)
         feats.append(
-            log_test("length", cur.len_mean, cur.filled, cv, [b.len_mean for b in filled_base])
+            log_test(
+                "length",
+                cur.len_mean,
+                cur.filled,
+                cv,
+                [b.len_mean for b in filled_base],
+                base_var=base_var,
+            )
         )
         if cur.filled > 2 and all(b.filled > 2 for b in filled_base):
             feats.append(
@@ -334,4 +468,6 @@ def field_features(cur: FieldStats, base: Sequence[FieldStats]) -> list[Feature]
                     one_sided_drop=True,
                 )
             )
+        feats.append(_profile_test(cur, filled_base))
+    feats.append(_template_test(cur, base))
     return [f for f in feats if f is not None]

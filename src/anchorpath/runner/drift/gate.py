@@ -2,8 +2,10 @@
 
 :mod:`anchorpath.runner.drift.check` holds the statistics and the test; this module feeds it one
 run's records and pages, builds the rolling baseline from the store's committed runs (seeded
-from the selector file's fixtures until three exist) and adds schema validation as evidence:
-more than :data:`INVALID_SHARE_DRIFT` of the records breaking their schema is drift too.
+from the selector file's fixtures or the fields' examples while it is young) and adds what only
+the run knows: schema validation (the invalid share's Wilson lower bound above
+:data:`INVALID_SHARE_DRIFT` is drift), pages that matched no page type, and page types whose
+pages gave no records where the baseline had some — never ``ok``, never a baseline.
 
 The gate imports its parts directly: a broken drift module fails the run, never passes it.
 """
@@ -11,6 +13,7 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from anchorpath.runner.drift.check import (
     DriftResult,
     baseline_window,
     check_drift,
+    is_young,
     seed_baseline,
 )
 from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
@@ -41,10 +45,15 @@ __all__ = [
     "page_result",
     "run_stats",
     "validate_records",
+    "wilson_lower",
 ]
 
-#: Share of emitted records breaking their schema above which the run counts as drift.
+#: Share of emitted records breaking their schema above which the run counts as drift: the
+#: lower bound of the share's 95 % Wilson interval must exceed it, so a small run needs more
+#: than one invalid record in three before this decides alone (1 of 3: bound 0.06; 2 of 2:
+#: 0.34; 1 of 1: 0.21; 3 of 20: 0.05; 5 of 20: 0.11).
 INVALID_SHARE_DRIFT = 0.10
+_WILSON_Z = 1.96
 
 
 def page_result(p: PageEntry) -> PageResult:
@@ -79,9 +88,13 @@ def run_stats(
     """The run's field statistics."""
     parts = []
     for name, pt in sf.page_types.items():
-        recs = [r.values for r in records if r.page_type == name]
+        own = [r for r in records if r.page_type == name]
+        recs = [r.values for r in own]
+        # which values are also the page's nav/header/footer text (None: not recorded)
+        marks = [r.template for r in own]
+        template = [m for m in marks if m is not None] if None not in marks else None
         if recs or any(p.page_type == name for p in pages):
-            parts.append(field_stats(recs, pt, pages))
+            parts.append(field_stats(recs, pt, pages, template))
     stats = merge_stats(parts)
     stats.total_pages = len(pages)
     stats.unmatched_pages = sum(1 for p in pages if p.page_type is None)
@@ -89,14 +102,16 @@ def run_stats(
 
 
 def baseline(store: Store, sf: SelectorFile, sf_path: Path) -> list[RunStats]:
-    """The statistics of the last committed runs, oldest first; seeded from the fixtures
-    while fewer than three exist."""
+    """The statistics of the last committed runs, oldest first; seeded from the fixtures (or
+    the fields' examples) while fewer than three exist or they are still young
+    (:func:`~anchorpath.runner.drift.check.is_young`)."""
     real = [
         RunStats.from_dict(r.stats)
         for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
         if isinstance(r.stats, dict)
     ]
-    seed = [] if len(real) >= 3 else seed_baseline(sf, fixture_records(sf, sf_path))
+    mature = len(real) >= 3 and not is_young(real)
+    seed = [] if mature else seed_baseline(sf, fixture_records(sf, sf_path))
     return baseline_window(seed, real)
 
 
@@ -135,14 +150,51 @@ def gate(
     baseline ``history``: the drift result, ``ok`` or ``drift``, and for drift the one-line
     reason."""
     drift_obj = check(stats, history)
-    if records and len(invalid_emitted) / records > INVALID_SHARE_DRIFT:
+    if records and wilson_lower(len(invalid_emitted), records) > INVALID_SHARE_DRIFT:
         drift_obj = add_validation_evidence(drift_obj, invalid_emitted, records, sf)
+    elif invalid_emitted and drift_obj.verdict == "drift":
+        # not decisive alone, but part of the picture of a run that drifted anyway
+        drift_obj = add_validation_evidence(drift_obj, invalid_emitted, records, sf)
+    if stats.total_pages and stats.unmatched_pages == stats.total_pages:
+        drift_obj.verdict = "drift"
+        drift_obj.structural.insert(
+            0, f"no page type matched any of the {stats.total_pages} fetched page(s)"
+        )
+    else:
+        for name in _dried_up(stats, history):
+            drift_obj.verdict = "drift"
+            line = f"page type {name!r} yielded no records (baseline had some)"
+            if line not in drift_obj.structural:
+                drift_obj.structural.insert(0, line)
     if drift_obj.verdict != "drift":
         return drift_obj, "ok", None
+    if not drift_obj.fields and drift_obj.structural:
+        return drift_obj, "drift", drift_obj.structural[0]
     names = sorted(drift_obj.fields) or ["page structure"]
     more = f" and {len(names) - 6} more" if len(names) > 6 else ""
     reason = f"{len(names)} field(s) off the baseline: " + (", ".join(names[:6]) + more)
     return drift_obj, "drift", reason
+
+
+def wilson_lower(k: int, n: int, z: float = _WILSON_Z) -> float:
+    """Lower bound of the Wilson score interval of the share ``k/n``."""
+    if n <= 0:
+        return 0.0
+    p = k / n
+    centre = p + z * z / (2 * n)
+    margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - margin) / (1 + z * z / n))
+
+
+def _dried_up(stats: RunStats, history: list[RunStats]) -> list[str]:
+    """Page types whose pages were fetched this run but gave no records, where a baseline run
+    (or the fixtures, or the fields' examples) had records of them."""
+    out = []
+    for name, pt in stats.page_types.items():
+        before = [run.page_types[name] for run in history if name in run.page_types]
+        if pt.pages and not pt.records and any(b.records for b in before):
+            out.append(name)
+    return out
 
 
 def looks_empty(pages: Sequence[PageEntry]) -> bool:

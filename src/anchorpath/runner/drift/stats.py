@@ -14,7 +14,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -66,6 +66,20 @@ class FieldStats:
     # from other text taking its place (see ``features.constant_test``).
     const_tokens: list[str] = field(default_factory=list)
     const_grams: list[str] = field(default_factory=list)
+    # Template text added to the values: the token prefix / suffix (up to three white-space
+    # separated tokens) shared by more than half of the run's distinct values and by at least
+    # two, with how many share it ("" and 0: none). Only such shared text is kept, never a
+    # value (see :func:`affix`).
+    prefix: str = ""
+    prefix_n: int = 0
+    suffix: str = ""
+    suffix_n: int = 0
+    # Character-class profile: mean share of digits, punctuation and upper-case letters per
+    # filled value (empty: no filled value).
+    profile: list[float] = field(default_factory=list)
+    # Filled values that are also the text of an element of the page's navigation, header or
+    # footer (template text); None: not looked at (fixtures, runs stored before).
+    template: int | None = None
 
     @property
     def empty_ratio(self) -> float:
@@ -108,6 +122,7 @@ class FieldStats:
         known["values"] = dict(known.get("values", {}))
         known["const_tokens"] = list(known.get("const_tokens", []))
         known["const_grams"] = list(known.get("const_grams", []))
+        known["profile"] = [float(x) for x in known.get("profile", [])]
         return cls(**known)
 
 
@@ -120,6 +135,8 @@ class PageTypeStats:
     root_pages: int = 0  # pages with a record root
     root_total: int = 0  # record-root matches summed over those pages
     root_zero: int = 0  # pages where the record root matched nothing
+    # short hashes of the pages' URLs (sorted, at most MAX_VALUES): which pages the run saw
+    page_keys: list[str] = field(default_factory=list)
     fields: dict[str, FieldStats] = field(default_factory=dict)
 
     @classmethod
@@ -130,6 +147,7 @@ class PageTypeStats:
             root_pages=d.get("root_pages", 0),
             root_total=d.get("root_total", 0),
             root_zero=d.get("root_zero", 0),
+            page_keys=list(d.get("page_keys", [])),
             fields={k: FieldStats.from_dict(v) for k, v in d.get("fields", {}).items()},
         )
 
@@ -245,6 +263,54 @@ def _fingerprint(text: str) -> tuple[list[str], list[str]]:
     )
 
 
+def _affix_ok(tokens: tuple[str, ...]) -> bool:
+    """An affix worth calling template text: two tokens or more, or one token that is not a
+    plain word (``Forbes.com``, ``|``, ``-``) — a shared first word like "The" is not."""
+    text = " ".join(tokens)
+    if not any(ch.isalnum() for ch in text) and len(tokens) < 2:
+        return False
+    return len(tokens) >= 2 or not tokens[0].isalpha()
+
+
+def affix(texts: Sequence[str], *, suffix: bool) -> tuple[str, int]:
+    """The token prefix (or suffix) of one to three tokens that most of the distinct ``texts``
+    share as a proper part (a value equal to it does not count): ``(text, how many)``, or
+    ``("", 0)`` when none is shared by more than half of them and by at least two."""
+    distinct = sorted({t for t in texts if t})
+    tokens = [t.split() for t in distinct]
+    best: tuple[str, ...] = ()
+    best_n = 0
+    for width in (3, 2, 1):  # longest first: it wins ties
+        counts = Counter(
+            tuple(tk[-width:] if suffix else tk[:width]) for tk in tokens if len(tk) > width
+        )
+        for tokens_, n in counts.most_common(3):
+            if n > best_n and _affix_ok(tokens_):
+                best, best_n = tokens_, n
+                break
+    if best_n < 2 or best_n <= 0.5 * len(distinct):
+        return "", 0
+    return " ".join(best)[:80], best_n
+
+
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+def _profile(texts: Sequence[str]) -> list[float]:
+    """Mean digit, punctuation and upper-case shares of ``texts`` (see ``FieldStats.profile``)."""
+    if not texts:
+        return []
+    digits = punct = upper = 0.0
+    for t in texts:
+        n = max(1, len(t))
+        digits += sum(ch.isdigit() for ch in t) / n
+        punct += len(_PUNCT.findall(t)) / n
+        letters = [ch for ch in t if ch.isalpha()]
+        upper += sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
+    k = len(texts)
+    return [round(digits / k, 4), round(punct / k, 4), round(upper / k, 4)]
+
+
 def _as_text(value: Any) -> str:
     if value is None:
         return ""
@@ -254,7 +320,10 @@ def _as_text(value: Any) -> str:
 
 
 def _field_stats(
-    values: Sequence[Any], pattern: re.Pattern[str] | None, anchor: tuple[int, int]
+    values: Sequence[Any],
+    pattern: re.Pattern[str] | None,
+    anchor: tuple[int, int],
+    template: Sequence[bool] | None = None,
 ) -> FieldStats:
     texts = [_as_text(v).strip() for v in values]
     filled = [(v, t) for v, t in zip(values, texts, strict=True) if t]
@@ -269,6 +338,12 @@ def _field_stats(
     grams: list[str] = []
     if len(values_seen) == 1:
         tokens, grams = _fingerprint(filled[0][1])
+    plain = [t for _, t in filled]
+    prefix, prefix_n = affix(plain, suffix=False)
+    suffix_, suffix_n = affix(plain, suffix=True)
+    in_template = None
+    if template is not None:
+        in_template = sum(1 for t, hit in zip(texts, template, strict=True) if t and hit)
     return FieldStats(
         count=len(values),
         filled=len(filled),
@@ -287,17 +362,28 @@ def _field_stats(
         anchor_present=anchor[1],
         const_tokens=tokens,
         const_grams=grams,
+        prefix=prefix,
+        prefix_n=prefix_n,
+        suffix=suffix_,
+        suffix_n=suffix_n,
+        profile=_profile(plain),
+        template=in_template,
     )
 
 
 def field_stats(
-    records: list[dict[str, Any]], page_type: PageType, page_results: list[PageResult]
+    records: list[dict[str, Any]],
+    page_type: PageType,
+    page_results: list[PageResult],
+    template: Sequence[Collection[str]] | None = None,
 ) -> RunStats:
     """Statistics of one page type's records (``Record.values`` dicts) in one run.
 
     ``page_results`` may hold every page of the run: pages of other types are ignored except
-    for the count of pages no page type matched. Combine several page types with
-    :func:`merge_stats`.
+    for the count of pages no page type matched. ``template`` (one entry per record, when the
+    run looked) names the fields whose value is also the text of the page's navigation,
+    header or footer (:func:`anchorpath.runner.drift.template.template_fields`). Combine
+    several page types with :func:`merge_stats`.
     """
     own = [p for p in page_results if p.page_type == page_type.name]
     roots = [p.record_root_count for p in own if p.record_root_count is not None]
@@ -307,6 +393,7 @@ def field_stats(
         root_pages=len(roots),
         root_total=sum(roots),
         root_zero=sum(1 for r in roots if r == 0),
+        page_keys=sorted({_value_hash(p.url) for p in own})[:MAX_VALUES],
     )
     for name, spec in page_type.fields.items():
         pattern = None
@@ -317,7 +404,10 @@ def field_stats(
                 pattern = None
         seen = [p.anchors_present[name] for p in own if name in p.anchors_present]
         pts.fields[name] = _field_stats(
-            [r.get(name) for r in records], pattern, (len(seen), sum(seen))
+            [r.get(name) for r in records],
+            pattern,
+            (len(seen), sum(seen)),
+            None if template is None else [name in t for t in template],
         )
     return RunStats(
         page_types={page_type.name: pts},

@@ -78,6 +78,7 @@ _PLOTTED = ("empty_ratio", "len_mean", "distinct_ratio")
 _META = (
     "reason",
     "selector_version",
+    "renderer",
     "started_at",
     "finished_at",
     "resumed",

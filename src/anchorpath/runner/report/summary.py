@@ -10,6 +10,7 @@ import datetime as dt
 import itertools
 import json
 import statistics
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,17 @@ def write_bundle(
     )
 
 
+def renderer_line(render: str, counters: Mapping[str, float]) -> str:
+    """How pages were read, with the browser's timings: ``browser (Chromium): 71 pages
+    rendered, 107 ms/page, launch 1.1 s`` or ``http``."""
+    if render != "browser":
+        return "http"
+    n = int(counters.get("rendered", 0))
+    per = 1000 * counters.get("render_seconds", 0.0) / n if n else 0.0
+    launch = counters.get("browser_launch_seconds", 0.0)
+    return f"browser (Chromium): {n} pages rendered, {per:.0f} ms/page, launch {launch:.1f} s"
+
+
 def run_summary(
     state_dir: Path,
     sf: SelectorFile,
@@ -168,6 +180,7 @@ def run_summary(
         "verdict": result.verdict,
         "reason": result.reason,
         "selector_version": sf.version,
+        "renderer": renderer_line(sf.fetch.render, result.fetch_counters),
         "started_at": cp.started_at,
         "finished_at": finished,
         "resumed": result.resumed,
