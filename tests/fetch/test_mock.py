@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
 from anchorpath._config import FetchConfig
 from anchorpath._errors import FetchFailed, OriginBlocked
-from anchorpath.fetch.events import CounterName, FetchCounters
 from anchorpath.fetch.mock import MockFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.result import FetchResult
@@ -70,8 +67,3 @@ def test_factory_makes_one_archiving_fetcher_per_run(tmp_path: Path) -> None:
     fetcher.fetch("http://x/a")
     fetcher.close()
     assert made == [fetcher] and (tmp_path / "a.warc.gz").stat().st_size > 0
-
-
-def test_counter_names_are_the_counters_fields() -> None:
-    names = {f.name for f in fields(FetchCounters) if not f.name.startswith("_")}
-    assert set(get_args(CounterName)) == names

@@ -8,7 +8,6 @@ import zlib
 import pytest
 
 from anchorpath._errors import UnsafeRequest
-from anchorpath.fetch.events import redact_url
 from anchorpath.fetch.safety import (
     check_address,
     check_url,
@@ -83,10 +82,3 @@ def test_decode_body_gzip_deflate_and_caps() -> None:
         decode_body(b"x", "br", max_bytes=10, url="u")
     with pytest.raises(UnsafeRequest, match="larger"):
         decode_body(b"x" * 11, None, max_bytes=10, url="u")
-
-
-def test_redact_url() -> None:
-    url = "https://user:pw@h.org/p?api_key=123&q=books&x=" + "A" * 30 + "#frag"
-    out = redact_url(url)
-    assert "user" not in out and "pw@" not in out and "123" not in out and "A" * 30 not in out
-    assert "q=books" in out and out.startswith("https://h.org/p?")

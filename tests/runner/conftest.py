@@ -16,7 +16,7 @@ def dask_cluster() -> Iterator[Any]:
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # never the fixed 8787: other clusters may run
         silence_logs=50,
     ) as cluster:
         yield cluster

@@ -58,15 +58,6 @@ from anchorpath.fetch.warc import WarcWriter
 
 __all__ = ["PoliteFetcher", "user_agent_string"]
 
-# Where the parts live (each module's docstring says more):
-#   result.py          FetchResult, shared by everything below
-#   http.py            the httpx client: streaming under the byte cap, address pinning
-#   origins.py         per-origin state (gate, robots.txt state, stop reason) and events
-#   exchange.py        one request through an origin's gate: safety check, WARC, counters
-#   robots_policy.py   robots.txt per origin: fetch, status policy, cache, verdicts
-#   http_page.py       one page over HTTP: validators, status policy, retries, refusals
-#   browser_page.py    one page rendered in Chromium under the same rules
-
 log = logging.getLogger(__name__)
 
 

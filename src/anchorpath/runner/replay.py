@@ -87,6 +87,7 @@ __all__ = [
     "ReplayResult",
     "ReplayedRun",
     "Shard",
+    "extract_batch",
     "extract_shard",
     "parse_time",
     "replay_site",
@@ -180,6 +181,11 @@ def _is_robots(url: str) -> bool:
     return url.split("?", 1)[0].endswith("/robots.txt")
 
 
+def extract_batch(progress: Progress, shards: list[Shard]) -> list[list[ArchivedOut]]:
+    """:func:`extract_shard` of several shards (one executor task)."""
+    return [extract_shard(progress, shard) for shard in shards]
+
+
 def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
     """Every archived response of one WARC segment, in archive order; 2xx pages extracted.
 
@@ -236,6 +242,11 @@ class CheckJob:
     sf_text: str
     records: list[RecordEntry]
     pages: list[PageEntry]
+
+
+def check_batch(progress: Progress, jobs: list[CheckJob]) -> list[RunChecks]:
+    """:func:`check_run` of several runs (one executor task)."""
+    return [check_run(progress, job) for job in jobs]
 
 
 def check_run(progress: Progress, job: CheckJob) -> RunChecks:
@@ -425,21 +436,32 @@ class _Replayer:
                 return bool(pt.record_root)
         return False
 
+    def _batches(self, n: int) -> list[range]:
+        """``n`` items in contiguous batches: a few per task in flight, so that tasks are
+        large enough to hide the executor's per-task cost and still balance."""
+        count = max(1, min(n, 2 * self.max_in_flight))
+        size = -(-n // count)
+        return [range(i, min(n, i + size)) for i in range(0, n, size)]
+
     def extract(self, shards: list[Shard]) -> list[list[ArchivedOut]]:
-        results: list[list[ArchivedOut] | None] = [None] * len(shards)
-        names = [Path(s.path).parent.name + "-" + Path(s.path).name for s in shards]
+        """Every shard extracted on the executor (in batches), in the order given."""
+        results: list[list[ArchivedOut]] = [[] for _ in shards]
+        batches = self._batches(len(shards))
+        names = [f"extract-{Path(shards[b[0]].path).parent.name}" for b in batches]
         for i, res in self.executor.run(
-            extract_shard,
-            shards,
+            extract_batch,
+            [[shards[k] for k in b] for b in batches],
             progress=self.progress,
             io_bound=False,
             max_in_flight=self.max_in_flight,
             names=names,
         ):
             if isinstance(res, BaseException):
-                raise RunError(f"{shards[i].path}: replay failed: {res}") from res
-            results[i] = res
-        return [r or [] for r in results]
+                first = shards[batches[i][0]].path
+                raise RunError(f"{first}: replay failed: {res}") from res
+            for k, outs in zip(batches[i], res, strict=True):
+                results[k] = outs
+        return results
 
     def remember(self, outs: Sequence[ArchivedOut]) -> None:
         for o in outs:
@@ -515,17 +537,19 @@ class _Replayer:
         """Validation and field statistics of every assembled run, on the executor."""
         jobs = [CheckJob(self.sf_text, rr._records, rr._pages) for rr in runs]
         out: list[RunChecks | None] = [None] * len(jobs)
+        batches = self._batches(len(jobs))
         for i, res in self.executor.run(
-            check_run,
-            jobs,
+            check_batch,
+            [[jobs[k] for k in b] for b in batches],
             progress=self.progress,
             io_bound=False,
             max_in_flight=self.max_in_flight,
-            names=[f"check-{rr.run_id}" for rr in runs],
+            names=[f"check-{runs[b[0]].run_id}" for b in batches],
         ):
             if isinstance(res, BaseException):
-                raise RunError(f"run {runs[i].run_id}: replay check failed: {res}") from res
-            out[i] = res
+                raise RunError(f"run {runs[batches[i][0]].run_id}: replay check failed: {res}")
+            for k, checks in zip(batches[i], res, strict=True):
+                out[k] = checks
         return [c for c in out if c is not None]
 
     def decide(

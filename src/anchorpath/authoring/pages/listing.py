@@ -18,7 +18,11 @@ from anchorpath.authoring.candidates.ground import (
     grounding_note,
     norm,
 )
-from anchorpath.authoring.candidates.xpath_common import XCandidate
+from anchorpath.authoring.candidates.xpath_common import (
+    XCandidate,
+    class_predicate,
+    stable_classes,
+)
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
 from anchorpath.authoring.pages.records import (
     RootCandidate,
@@ -224,14 +228,25 @@ def _misfit(
 
 def _probe(grounded: _Grounded, names: list[str], roots: list[list[etree._Element]]) -> str | None:
     """The tag path from a record root to its first field's node (``h3/a``), the most common
-    over the example records: every record of the template holds it."""
-    probes: list[str] = []
+    over the example records, its last step qualified by a stable class all those nodes share
+    (``div[…'url'…]``): every record of the template holds it, a footer block does not."""
+    found: list[tuple[str, etree._Element]] = []
     for recs, rr in zip(grounded, roots, strict=True):
         for rec, root in zip(recs, rr, strict=True):
             node = next((rec[n][0].element for n in names if rec.get(n)), None)
             if node is not None and (node is root or root in node.iterancestors()):
-                probes.append(probe_path(root, node))
-    return max(sorted(set(probes)), key=probes.count) if probes else None
+                found.append((probe_path(root, node), node))
+    if not found:
+        return None
+    probes = [p for p, _ in found]
+    probe = max(sorted(set(probes)), key=probes.count)
+    if probe == ".":
+        return probe
+    nodes = [n for p, n in found if p == probe]
+    common = set(stable_classes(nodes[0]))
+    for n in nodes[1:]:
+        common &= set(stable_classes(n))
+    return f"{probe}[{class_predicate(min(common))}]" if common else probe
 
 
 def _count_report(seeds: Sequence[SeedPage], found: list[int], similar: list[int]) -> list[str]:

@@ -139,8 +139,8 @@ call (verdict ``empty-source``), made before the gate.
 
 Code layout: the statistics of one run are in :mod:`anchorpath.runner.drift.stats`, the
 feature tests (and the zero-churn test) in :mod:`anchorpath.runner.drift.features`; this module
-holds the thresholds, the verdict and the baseline window, and re-exports the statistics'
-public names so ``anchorpath.runner.drift.check`` stays the one import for callers.
+holds the thresholds, the verdict and the baseline window. The gate one run passes through is
+:mod:`anchorpath.runner.drift.gate`.
 """
 
 from __future__ import annotations
