@@ -73,3 +73,20 @@ def test_matched_nodes_are_owner_elements(session: Session) -> None:
     nodes = session.matched_nodes()[0]
     assert nodes["isbn"] == ["/html/body/div/main/ul/li[1]"]  # the text after <b>ISBN:</b>
     assert nodes["publisher"][0].endswith("/td")
+
+
+def test_list_page_values_reground_under_the_same_record_root() -> None:
+    from pathlib import Path
+
+    from anchorpath.authoring.seeds import load_seed
+    from anchorpath.selectors.load import load_selector_file
+
+    root = Path(__file__).resolve().parents[3] / "selectors"
+    sf = load_selector_file(root / "mfds-dmf.json")
+    pages = [load_seed(str(root / f.page), url=f.url) for f in sf.fixtures if "list-" in f.page]
+    s = Session(sf, "list", pages)
+    assert s.is_list and len(s.values("manufacturer")[0]) == 10
+    before = s.values("manufacturer")
+    s.set_values("manufacturer", s.example_values("manufacturer"))
+    assert s.fields["manufacturer"].changed and s.values("manufacturer") == before
+    assert s.check_xpath("manufacturer", "td").problems[0].startswith("matches 8 nodes")

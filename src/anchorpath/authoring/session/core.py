@@ -407,8 +407,9 @@ class Session:
             self._values.pop(name, None)
         return check
 
-    def _example_records(self) -> list[list[int]]:
-        """Indices of the example records per seed on list pages (first, middle, last)."""
+    def example_records(self) -> list[list[int]]:
+        """Indices (0-based) of the example records per seed on list pages: the first, the
+        middle and the last record; list values are given for these."""
         roots = self.record_roots()
         out = []
         for r in roots:
@@ -432,7 +433,7 @@ class Session:
             # fields' current values on the same records so the root stays the same.
             others = {n: s for n, s in self.active().items() if n != req.name}
             recs = self._evaluate(others, as_text=True)
-            picks = self._example_records()
+            picks = self.example_records()
             for p, rs, idx in zip(self.pages, recs, picks, strict=True):
                 for n in others:
                     examples[p.source][n] = [_text(rs[i].values.get(n)) for i in idx if i < len(rs)]
@@ -448,12 +449,24 @@ class Session:
             name=self.page_type,
             match=self.spec.match,
         )
-        if self.is_list and result.page_type.record_root != self.spec.record_root:
+        new_root = result.page_type.record_root
+        if self.is_list and new_root != self.spec.record_root and not self._same_rows(new_root):
             raise AuthoringError(
                 f"field {req.name!r}: with these values the record root would change "
                 f"({self.spec.record_root} -> {result.page_type.record_root}); check the values"
             )
         return result.page_type.fields[req.name], result.fields[req.name]
+
+    def _same_rows(self, root: str | None) -> bool:
+        """Whether ``root`` selects the same record elements as the page type's record root on
+        every seed (then field XPaths relative to either are interchangeable)."""
+        if root is None or self.spec.record_root is None:
+            return False
+        try:
+            new, old = etree.XPath(root), etree.XPath(self.spec.record_root)
+        except etree.XPathError:
+            return False
+        return all(new(doc) == old(doc) for doc in self._docs)
 
     def set_values(self, name: str, values: Sequence[Any]) -> None:
         """Re-ground the field on new values (one per seed) and re-author it."""
@@ -473,7 +486,7 @@ class Session:
         st = self._state(name)
         recs = self._evaluate({name: st.spec}, as_text=True)
         if self.is_list:
-            picks = self._example_records()
+            picks = self.example_records()
             return [
                 [_text(rs[i].values.get(name)) for i in idx if i < len(rs)]
                 for rs, idx in zip(recs, picks, strict=True)

@@ -271,11 +271,13 @@ class _Review:
 
     def _ask_values(self, name: str, current: Sequence[Any]) -> list[Any]:
         out: list[Any] = []
+        picks = self.s.example_records() if self.s.is_list else []
         for i, (p, cur) in enumerate(zip(self.s.pages, current, strict=True), 1):
             if self.s.is_list:
                 shown = " | ".join(str(x) for x in cur or [])
+                which = ", ".join(str(k + 1) for k in picks[i - 1])
                 ans = self.t.ask(
-                    f"{name} on seed {i} ({p.source}), one per example record, ' | ' between", shown
+                    f"{name} on seed {i} ({p.source}), records {which}, ' | ' between", shown
                 )
                 out.append([x.strip() for x in ans.split("|")] if ans else [])
             else:
