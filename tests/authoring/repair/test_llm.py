@@ -4,7 +4,6 @@ last good snapshots and extracts plausible values on the failing ones. Test LLM 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,9 @@ from click.testing import CliRunner
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
-from anchorpath.selectors.load import load_selector_file, parse_selector_data
+from anchorpath.selectors.load import load_selector_file
+
+from .conftest import detail_old, page_html, write_bundle
 
 OLD = [
     {"code": "A-100", "name": "Alpha widget", "price": "12", "maker": "Acme"},
@@ -31,17 +32,8 @@ NEW = [  # other records: none of the last good values is on the failing pages
 OLD_ORIGIN, NEW_ORIGIN = "http://127.0.0.1:1111", "http://127.0.0.1:2222"
 
 
-def _html(body: str) -> str:
-    return f'<html><head><meta charset="utf-8"><title>Shop</title></head><body>{body}</body></html>'
-
-
-def detail_old(it: dict[str, str]) -> str:
-    rows = "".join(f"<tr><th>{k.title()}</th><td>{it[k]}</td></tr>" for k in it)
-    return _html(f'<div id="content"><h1>Item</h1><table class="info">{rows}</table></div>')
-
-
 def detail_new(it: dict[str, str]) -> str:
-    return _html(
+    return page_html(
         '<main id="content"><div class="wrap"><h2>Item</h2><table class="view">'
         f"<tr><th>Code</th><td>{it['code']}</td></tr><tr><th>Maker</th><td>{it['maker']}</td></tr>"
         f"<tr><th><span>Product name</span></th><td>{it['name']}</td></tr>"
@@ -81,46 +73,14 @@ def selector_data() -> dict[str, Any]:
     }
 
 
-def _snap(folder: Path, i: int, url: str, html: str) -> dict[str, str]:
-    body = html.encode("utf-8")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{i:03d}.html").write_bytes(body)
-    return {
-        "url": url,
-        "file": f"{folder.name}/{i:03d}.html",
-        "sha256": hashlib.sha256(body).hexdigest(),
-    }
-
-
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
-    sf = parse_selector_data(selector_data())
     bundle = tmp_path / "run" / "bundle"
-    bundle.mkdir(parents=True)
-    (bundle / "selector.json").write_text(json.dumps(selector_data()), encoding="utf-8")
-    good, bad, records = [], [], []
-    for i, it in enumerate(OLD, 1):
-        url = f"{OLD_ORIGIN}/item?id={it['code']}"
-        good.append(_snap(bundle / "last_good", i, url, detail_old(it)))
-        records += [r.to_dict() for r in extract(sf, detail_old(it), url)]
-    truth = {}
-    for i, it in enumerate(NEW, 1):
-        url = f"{NEW_ORIGIN}/item?id={it['code']}"
-        bad.append(_snap(bundle / "failing", i, url, detail_new(it)))
-        truth[url] = {k: [v] for k, v in it.items()}
-    (bundle / "last_good" / "records.json").write_text(json.dumps(records), encoding="utf-8")
-    manifest = {
-        "format": "anchorpath.bundle.v1",
-        "site": "shop",
-        "selector_version": 1,
-        "run_id": "r",
-        "selector_file": "selector.json",
-        "last_good": good,
-        "last_good_records": "last_good/records.json",
-        "failing": bad,
-        "failing_fields": {"name": ["vanished"], "price": ["vanished"]},
-    }
-    (bundle / "bundle.json").write_text(json.dumps(manifest), encoding="utf-8")
+    old = [(f"{OLD_ORIGIN}/item?id={it['code']}", detail_old(it)) for it in OLD]
+    new = [(f"{NEW_ORIGIN}/item?id={it['code']}", detail_new(it)) for it in NEW]
+    truth = {url: {k: [v] for k, v in it.items()} for (url, _), it in zip(new, NEW, strict=True)}
+    failing_fields = {"name": ["vanished"], "price": ["vanished"]}
+    write_bundle(bundle, selector_data(), old, new, failing_fields=failing_fields, run_id="r")
     selectors = tmp_path / "selectors"
     selectors.mkdir()
     (selectors / "shop.json").write_text(json.dumps(selector_data()), encoding="utf-8")
