@@ -87,16 +87,6 @@ def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
     return bundle, selectors, truth
 
 
-def _env(srv: FakeOpenAIServer, tmp: Path) -> dict[str, str]:
-    return {
-        "ANCHORPATH_LLM_BASE_URL": srv.base_url,
-        "ANCHORPATH_LLM_MODEL": "truth-1",
-        "ANCHORPATH_LLM_API_KEY": "sk-test",
-        "ANCHORPATH_CACHE_DIR": str(tmp / "cache"),
-        "ANCHORPATH_CONFIG": "",
-    }
-
-
 def test_without_llm_other_records_cannot_be_repaired(
     setup: tuple[Path, Path, dict[str, Any]],
 ) -> None:
@@ -112,7 +102,9 @@ def test_llm_repair_asks_for_the_broken_page_type_and_is_verified(
     bundle, selectors, truth = setup
     args = ["author", "repair", "shop", "--bundle", str(bundle), "--selectors", str(selectors)]
     with FakeOpenAIServer(TruthModel(truth)) as srv:
-        res = CliRunner().invoke(main, [*args, "--llm", "--yes"], env=_env(srv, tmp_path))
+        res = CliRunner().invoke(
+            main, [*args, "--llm", "--yes"], env=srv.cli_env(tmp_path / "cache")
+        )
         calls = srv.calls()
     assert res.exit_code == 0, res.output
     assert "--llm: asking truth-1 about page type(s) detail" in res.output and calls >= 3
@@ -145,7 +137,9 @@ def test_llm_repair_refuses_implausible_answers(
     args = ["author", "repair", "shop", "--bundle", str(bundle), "--selectors", str(selectors)]
     before = (selectors / "shop.json").read_bytes()
     with FakeOpenAIServer(TruthModel(wrong)) as srv:
-        res = CliRunner().invoke(main, [*args, "--llm", "--yes"], env=_env(srv, tmp_path))
+        res = CliRunner().invoke(
+            main, [*args, "--llm", "--yes"], env=srv.cli_env(tmp_path / "cache")
+        )
     assert res.exit_code == 1, res.output
     assert "nothing written" in res.output and "detail.price" in res.output
     assert (selectors / "shop.json").read_bytes() == before
@@ -195,7 +189,7 @@ def test_demo_template_change_day_with_llm_needs_no_call(tmp_path: Path) -> None
     args = ["author", "repair", "mfds-dmf", "--bundle", str(result.bundle)]
     args += ["--selectors", str(selectors), "--llm", "--yes"]
     with FakeOpenAIServer(TruthModel({})) as srv:
-        res = CliRunner().invoke(main, args, env=_env(srv, tmp_path))
+        res = CliRunner().invoke(main, args, env=srv.cli_env(tmp_path / "cache"))
         assert srv.calls() == 0
     assert res.exit_code == 0, res.output
     assert "no LLM call" in res.output and "all reproduced" in res.output
