@@ -123,7 +123,7 @@ class Origins:
         self._on_event = on_event
         self._started = started
         self._table = table if table is not None else OriginTable(clock=clock, sleep=sleep)
-        #: the origins this fetcher used (a shared table also holds other fetchers' origins)
+        #: the origins this fetcher used (its policy is merged into a shared gate on first use)
         self._states: dict[str, OriginState] = {}
         self._lock = threading.Lock()
 

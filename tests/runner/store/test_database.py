@@ -166,3 +166,37 @@ def test_quarantined_run_only_logs_the_run(tmp_path: Path) -> None:
     store.commit_run(RunRow("r2", "s", "2024-01-02", "2024-01-02", "drift", error="drift: x"))
     assert store.dump() == before
     assert store.runs("s", verdicts=["drift"])[0].error == "drift: x"
+
+
+def test_records_as_of_a_past_run_and_seeding_another_store(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    _commit(store, "r1", "2024-01-01", {"a": {"k": "a", "v": 1}, "b": {"k": "b", "v": 2}})
+    _commit(store, "r2", "2024-01-02", {"a": {"k": "a", "v": 10}})  # b withdrawn
+    before_r2 = store.records_as_of("s", "2024-01-02")
+    assert {k: dict(r.values) for k, r in before_r2.items()} == {
+        "a": {"k": "a", "v": 1},
+        "b": {"k": "b", "v": 2},
+    }
+    assert before_r2["a"].listed and before_r2["a"].source_url == "http://x/item/a"
+    assert store.records_as_of("s", "2024-01-01") == {}
+    scratch = Store(tmp_path / "scratch.sqlite")
+    scratch.seed_records("s", before_r2, run_id="seed", at="2024-01-02")
+    assert {k: (dict(r.values), r.listed) for k, r in scratch.current("s").items()} == {
+        "a": ({"k": "a", "v": 1}, True),
+        "b": ({"k": "b", "v": 2}, True),
+    }
+    assert scratch.dump()["events"] == []  # seeding is not an event
+
+
+def test_transaction_makes_several_runs_all_or_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    _commit(store, "r1", "2024-01-01", {"a": {"k": "a"}})
+    before = store.dump()
+    with pytest.raises(StoreError), store.transaction():
+        _commit(store, "r2", "2024-01-02", {"a": {"k": "a"}, "b": {"k": "b"}})
+        store.commit_run(_run("r3", "2024-01-03"), seen={}, events=[Event("zzz", "new")])
+    assert store.dump() == before and [r.id for r in store.runs("s")] == ["r1"]
+    with store.transaction():
+        _commit(store, "r2", "2024-01-02", {"a": {"k": "a"}, "b": {"k": "b"}})
+        _commit(store, "r3", "2024-01-03", {"a": {"k": "a"}, "b": {"k": "b"}, "c": {"k": "c"}})
+    assert sorted(store.current("s")) == ["a", "b", "c"]
