@@ -6,7 +6,6 @@ temporary directory first, as a person would save seed pages."""
 from __future__ import annotations
 
 import json
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from anchorpath.cli import main
-from anchorpath.selectors.evaluate import compile_selectors, evaluate_page, extract, parse_html
-from anchorpath.selectors.load import load_selector_file, parse_selector_data
+from anchorpath.selectors.evaluate import extract
+from anchorpath.selectors.load import load_selector_file
+
+from .conftest import DemoPages, list_values
 
 ROOT = Path(__file__).resolve().parents[2]
 HAND = ROOT / "selectors" / "mfds-dmf.json"
@@ -26,28 +27,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _get(url: str) -> bytes:
-    assert url.startswith("http://127.0.0.1"), url  # loopback only
-    with urllib.request.urlopen(url, timeout=10) as resp:
-        return bytes(resp.read())
-
-
 def _as_example(v: Any) -> Any:
     if isinstance(v, list):
         return [str(x) for x in v]
     return None if v is None else str(v)
-
-
-def _values(records: list[Any]) -> list[dict[str, Any]]:
-    # The hand-written list field ``detail_url`` (``td/a[…][1]/@href``) yields one href per
-    # cell with a link, joined by a space; compare its first URL only.
-    return [
-        {
-            k: (v.split()[0] if k == "detail_url" and isinstance(v, str) else v)
-            for k, v in r.values.items()
-        }
-        for r in records
-    ]
 
 
 def _reauthor(
@@ -81,7 +64,7 @@ def _reauthor(
             vals = {k: _as_example(v) for k, v in recs[0].values.items()}
         else:
             chosen = [recs[j] for j in pick if j < len(recs)]
-            vals = {k: [_as_example(r[k]) for r in _values(chosen)] for k in pt.fields}
+            vals = {k: [_as_example(r[k]) for r in list_values(chosen)] for k in pt.fields}
         examples[str(p)] = vals
         args += ["--seed", str(p), "--seed-url", url]
     for fname, spec in pt.fields.items():
@@ -99,24 +82,8 @@ def _reauthor(
 
 
 @pytest.mark.slow
-def test_reauthor_demo_from_examples(tmp_path: Path) -> None:
-    from anchorpath.demo import selector_text
-    from anchorpath.demo.server import DemoServer
-
-    with DemoServer(day=1) as server:  # type: ignore[call-arg]
-        base = server.base_url.rstrip("/")
-        hand = parse_selector_data(json.loads(selector_text(base)))
-        compiled = compile_selectors(hand)
-        list_pages: list[tuple[str, bytes]] = []
-        detail_urls: list[str] = []
-        url: str | None = hand.fetch.start_urls[0]
-        while url and len(list_pages) < 4:
-            body = _get(url)
-            list_pages.append((url, body))
-            page = evaluate_page(compiled, parse_html(body), url)
-            detail_urls += [u for u in page.links if u not in detail_urls]
-            url = page.next_url
-        details = [(u, _get(u)) for u in detail_urls[:10]]
+def test_reauthor_demo_from_examples(tmp_path: Path, demo_pages: DemoPages) -> None:
+    hand, list_pages, details = demo_pages.hand, demo_pages.list_pages, demo_pages.details
 
     detail_pt = next((n for n, pt in hand.page_types.items() if not pt.record_root), None)
     assert detail_pt is not None and len(details) >= 6
@@ -132,6 +99,6 @@ def test_reauthor_demo_from_examples(tmp_path: Path) -> None:
     sf = _reauthor(tmp_path, "dmf-list", list_pt, hand, list_pages[:3], [0, 3, 6])
     assert sf.fetch.pagination is not None and sf.page_types[list_pt].record_root
     for u, body in list_pages[3:] + list_pages[:1]:
-        want = _values(extract(hand, body, u))
-        got = _values(extract(sf, body, u))
+        want = list_values(extract(hand, body, u))
+        got = list_values(extract(sf, body, u))
         assert got == want, u

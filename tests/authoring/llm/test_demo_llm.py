@@ -5,9 +5,7 @@ hand-written (and the ``--examples``-authored) file extracts on held-out pages."
 
 from __future__ import annotations
 
-import json
 import shutil
-import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -17,8 +15,10 @@ from click.testing import CliRunner
 
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel
 from anchorpath.cli import main
-from anchorpath.selectors.evaluate import compile_selectors, evaluate_page, extract, parse_html
-from anchorpath.selectors.load import load_selector_file, parse_selector_data
+from anchorpath.selectors.evaluate import extract, parse_html
+from anchorpath.selectors.load import load_selector_file
+
+from ..conftest import DemoPages, list_values
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,85 +27,52 @@ pytestmark = [
 ]
 
 
-def _get(url: str) -> bytes:
-    assert url.startswith("http://127.0.0.1"), url
-    with urllib.request.urlopen(url, timeout=10) as resp:
-        return bytes(resp.read())
-
-
 def _strs(v: Any) -> list[str]:
     if v is None:
         return []
     return [str(x) for x in v] if isinstance(v, list) else [str(v)]
 
 
-def _values(records: list[Any]) -> list[dict[str, Any]]:
-    # as in test_demo_reauthor: the hand file's detail_url joins every link of a row
-    return [
-        {
-            k: (v.split()[0] if k == "detail_url" and isinstance(v, str) else v)
-            for k, v in r.values.items()
-        }
-        for r in records
-    ]
+def test_demo_site_field_names_only(tmp_path: Path, demo_pages: DemoPages) -> None:
+    hand, list_pages, details = demo_pages.hand, demo_pages.list_pages, demo_pages.details[:8]
+    detail_pt = next(n for n, pt in hand.page_types.items() if not pt.record_root)
+    list_pt = next(n for n, pt in hand.page_types.items() if pt.record_root and pt.fields)
 
-
-def test_demo_site_field_names_only(tmp_path: Path) -> None:
-    from anchorpath.demo import selector_text
-    from anchorpath.demo.server import DemoServer
-
-    with DemoServer(day=1) as server:  # type: ignore[call-arg]
-        base = server.base_url.rstrip("/")
-        hand = parse_selector_data(json.loads(selector_text(base)))
-        compiled = compile_selectors(hand)
-        list_pages: list[tuple[str, bytes]] = []
-        detail_urls: list[str] = []
-        url: str | None = hand.fetch.start_urls[0]
-        while url and len(list_pages) < 4:
-            body = _get(url)
-            list_pages.append((url, body))
-            page = evaluate_page(compiled, parse_html(body), url)
-            detail_urls += [u for u in page.links if u not in detail_urls]
-            url = page.next_url
-        details = [(u, _get(u)) for u in detail_urls[:8]]
-        detail_pt = next(n for n, pt in hand.page_types.items() if not pt.record_root)
-        list_pt = next(n for n, pt in hand.page_types.items() if pt.record_root and pt.fields)
-
-        truth: dict[str, dict[str, list[str]]] = {}
-        for u, body in details[:3]:
-            rec = extract(hand, body, u)[0].values
-            truth[u] = {k: _strs(v) for k, v in rec.items()}
-        for u, body in list_pages[:3]:
-            recs = _values(extract(hand, body, u))
-            truth[u] = {k: [str(r[k]) for r in recs if r[k] is not None] for k in recs[0]}
-            # a model copies links as the page writes them (relative), not resolved
-            hrefs = parse_html(body).xpath("//a/@href")
-            rel = {urljoin(u, str(h)): str(h) for h in hrefs}
-            truth[u]["detail_url"] = [rel.get(v, v) for v in truth[u]["detail_url"]]
-        env = {
-            "ANCHORPATH_CACHE_DIR": str(tmp_path / "cache"),
-            "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS": "1",
-            "ANCHORPATH_FETCH__MIN_DELAY": "0.05",
-            "ANCHORPATH_FETCH__DELAY_FACTOR": "0",
-            "ANCHORPATH_FETCH__CONTACT": "tests@example.org",
-        }
-        with FakeOpenAIServer(TruthModel(truth)) as llm:
-            env["ANCHORPATH_LLM_BASE_URL"] = llm.base_url
-            out = tmp_path / "out"
-            for name, pt_name, seeds in (
-                ("dmf-detail", detail_pt, [u for u, _ in details[:3]]),
-                ("dmf-list", list_pt, [u for u, _ in list_pages[:3]]),
-            ):
-                pt = hand.page_types[pt_name]
-                args = ["author", "new-site", name, "--yes", "--out", str(out), "--render",
-                        "browser", "--page-type", pt_name, "--match", pt.match]  # fmt: skip
-                for s in seeds:
-                    args += ["--seed", s]
-                for fname, spec in pt.fields.items():
-                    args += ["--field", f"{fname}:{spec.type}"]
-                res = CliRunner().invoke(main, args, env=env)
-                assert res.exit_code == 0, res.output
-                assert "LLM: 0 LLM call(s)" not in res.output
+    truth: dict[str, dict[str, list[str]]] = {}
+    for u, body in details[:3]:
+        rec = extract(hand, body, u)[0].values
+        truth[u] = {k: _strs(v) for k, v in rec.items()}
+    for u, body in list_pages[:3]:
+        recs = list_values(extract(hand, body, u))
+        truth[u] = {k: [str(r[k]) for r in recs if r[k] is not None] for k in recs[0]}
+        # a model copies links as the page writes them (relative), not resolved
+        hrefs = parse_html(body).xpath("//a/@href")
+        rel = {urljoin(u, str(h)): str(h) for h in hrefs}
+        truth[u]["detail_url"] = [rel.get(v, v) for v in truth[u]["detail_url"]]
+    env = {
+        "ANCHORPATH_CACHE_DIR": str(tmp_path / "cache"),
+        "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS": "1",
+        "ANCHORPATH_FETCH__MIN_DELAY": "0.05",
+        "ANCHORPATH_FETCH__DELAY_FACTOR": "0",
+        "ANCHORPATH_FETCH__CONTACT": "tests@example.org",
+    }
+    with FakeOpenAIServer(TruthModel(truth)) as llm:
+        env["ANCHORPATH_LLM_BASE_URL"] = llm.base_url
+        out = tmp_path / "out"
+        for name, pt_name, seeds in (
+            ("dmf-detail", detail_pt, [u for u, _ in details[:3]]),
+            ("dmf-list", list_pt, [u for u, _ in list_pages[:3]]),
+        ):
+            pt = hand.page_types[pt_name]
+            args = ["author", "new-site", name, "--yes", "--out", str(out), "--render",
+                    "browser", "--page-type", pt_name, "--match", pt.match]  # fmt: skip
+            for s in seeds:
+                args += ["--seed", s]
+            for fname, spec in pt.fields.items():
+                args += ["--field", f"{fname}:{spec.type}"]
+            res = CliRunner().invoke(main, args, env=env)
+            assert res.exit_code == 0, res.output
+            assert "LLM: 0 LLM call(s)" not in res.output
     sf = load_selector_file(out / "dmf-detail.json")
     assert sf.provenance.method == "llm"
     for seed in sf.provenance.seeds:  # rendered DOM and a full-page screenshot kept
@@ -119,4 +86,4 @@ def test_demo_site_field_names_only(tmp_path: Path) -> None:
     sf = load_selector_file(out / "dmf-list.json")
     assert sf.page_types[list_pt].record_root
     for u, body in list_pages:
-        assert _values(extract(sf, body, u)) == _values(extract(hand, body, u)), u
+        assert list_values(extract(sf, body, u)) == list_values(extract(hand, body, u)), u
