@@ -20,6 +20,7 @@ from typing import Any, Literal
 from lxml import etree
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath.authoring.candidates.xpath_common import first_match
 from anchorpath.authoring.induce import author_page_type
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.scoring.mutate import mutate_tree
@@ -542,20 +543,8 @@ _NO_TRACE: Any = type("_NoTrace", (), {"nodes": ()})()
 
 def element_at(tree: Any, path: str) -> etree._Element | None:
     """The element an evaluate trace path names (attribute and text paths: their owner)."""
-    for suffix in ("/text()",):
-        if path.endswith(suffix):
-            path = path[: -len(suffix)]
-    if "/@" in path:
-        path = path.split("/@", 1)[0]
-    if not path.startswith("/"):
-        return None
-    try:
-        res = tree.xpath(path)
-    except etree.XPathError:
-        return None
-    if isinstance(res, list) and res and isinstance(res[0], etree._Element):
-        return res[0]
-    return None
+    path = path.removesuffix("/text()").split("/@", 1)[0]
+    return first_match(tree, path) if path.startswith("/") else None
 
 
 _WRAPPED = re.compile(r"^\s*(?:normalize-space|string)\((.*)\)\s*$", re.S)
