@@ -26,16 +26,32 @@ def author_group() -> None:
     """
 
 
-def read_examples(path: str) -> dict[str, Any]:
-    """Read an examples JSON file (field -> value(s) per seed); one-line error naming the file."""
+def _read_json(path: str, what: str) -> Any:
+    """The JSON in ``path``; a one-line error naming the file (and ``what`` it should hold)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise AuthoringError(f"{path}: cannot read examples: {exc}") from exc
+        raise AuthoringError(f"{path}: cannot read {what}: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise AuthoringError(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
+
+
+def _types(types: tuple[str, ...]) -> dict[str, str]:
+    """``--type FIELD=TYPE`` options as {field: type} (the last one of a field wins)."""
+    type_of: dict[str, str] = {}
+    for spec in types:
+        name, sep, kind = spec.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{spec!r}: expected FIELD=TYPE", param_hint="--type")
+        type_of[name] = kind
+    return type_of
+
+
+def read_examples(path: str) -> dict[str, Any]:
+    """Read an examples JSON file (field -> value(s) per seed); one-line error naming the file."""
+    data = _read_json(path, "examples")
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise AuthoringError(f'{path}: expected {{"<seed path or URL>": {{"<field>": value}}}}')
     return data
@@ -51,12 +67,7 @@ def _field_requests(
         for k in per_seed:
             if k not in names:
                 names.append(k)
-    type_of: dict[str, str] = {}
-    for spec in types:
-        name, sep, kind = spec.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{spec!r}: expected FIELD=TYPE", param_hint="--type")
-        type_of[name] = kind
+    type_of = _types(types)
     unknown = [n for n in [*type_of, *required] if n not in names]
     if unknown:
         raise AuthoringError(
@@ -71,14 +82,7 @@ EXIT_PARTIAL = 5
 
 def _read_fields(path: str) -> list[tuple[str, str, str | None]]:
     """``[{"name", "type", "description"}, ...]`` or ``{"name": "type", ...}`` from a file."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AuthoringError(f"{path}: cannot read fields: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise AuthoringError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
+    data = _read_json(path, "fields")
     if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
         return [(k, v, None) for k, v in data.items()]
     if isinstance(data, list) and all(isinstance(d, dict) and "name" in d for d in data):
@@ -103,11 +107,8 @@ def _llm_fields(
         if not fname.strip():
             raise click.BadParameter(f"{spec!r}: expected NAME or NAME:TYPE", param_hint="--field")
         given.append((fname.strip(), kind.strip() or "string", None))
-    for spec in types:
-        fname, sep, kind = spec.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{spec!r}: expected FIELD=TYPE", param_hint="--type")
-        given = [(n, kind if n == fname else t, d) for n, t, d in given]
+    type_of = _types(types)
+    given = [(n, type_of.get(n, t), d) for n, t, d in given]
     if not given:
         if required:
             raise AuthoringError("--required needs --field/--fields (or --examples)")
