@@ -47,7 +47,7 @@ from swde_metrics import FieldScore  # noqa: E402
 from anchorpath._config import LLMConfig  # noqa: E402
 from anchorpath.authoring.llm import CachedClient, Ledger, author_with_llm  # noqa: E402
 from anchorpath.authoring.llm.openai_client import OpenAIClient  # noqa: E402
-from anchorpath.authoring.llm.propose import _value_request  # noqa: E402
+from anchorpath.authoring.llm.propose import value_request  # noqa: E402
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel  # noqa: E402
 from anchorpath.authoring.reports import FieldRequest  # noqa: E402
 from anchorpath.authoring.seeds import seed_from_html  # noqa: E402
@@ -139,7 +139,7 @@ def run_llm(
     )
     # the whole value call as sent (system message, instructions, field list, page Markdown)
     v.prompt_tokens = sum(
-        estimate_tokens(_value_request(p, out.proposals.fields, p.prompt.markdown).rendered())
+        estimate_tokens(value_request(p, out.proposals.fields, p.prompt.markdown).rendered())
         for p in out.proposals.pages
     )
     v.markdown_tokens = sum(p.prompt.tokens for p in out.proposals.pages)

@@ -92,7 +92,16 @@ def section(rows: Sequence[dict[str, Any]]) -> list[str]:
             f"{r['seconds']:.1f} | {r['seconds'] / http['seconds']:.1f} | {r['rendered']:.0f} | "
             f"{r['render_seconds']:.1f} | {per:.0f} | {r['browser_launch_seconds']:.1f} |"
         )
-    return lines
+    return [*lines, "", *NOTES]
+
+
+#: The figures before issue 14, measured once with this script (kept under the table).
+NOTES = [
+    "Before issue 14 (same script, same machine, the renderer of main at 23:45 UTC: a new tab",
+    "per page, `load` + up to 5 s of network idle): http 5.3 s, browser 101.9 s (19.2x). The",
+    "machine had 2 cores shared by several jobs (load average about 9) during the measurements;",
+    "repeated runs of the new renderer gave 2.4x, 2.4x and 1.8x.",
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,7 +26,8 @@ def author_group() -> None:
     """
 
 
-def _read_examples(path: str) -> dict[str, Any]:
+def read_examples(path: str) -> dict[str, Any]:
+    """Read an examples JSON file (field -> value(s) per seed); one-line error naming the file."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -330,7 +331,7 @@ def new_site(
         urls_unknown = [p.source for p in pages if not p.url_known]
         unrunnable = bool(urls_unknown) and not (start_urls and match)
         if examples_path:
-            examples = _read_examples(examples_path)
+            examples = read_examples(examples_path)
             fields = _field_requests(examples, types, required)
             result = author_page_type(
                 pages,

@@ -196,7 +196,7 @@ def repair_cmd(
         for p in result.verification.problems:
             click.echo(f"  problem: {p}", err=True)
         if not result.matched:
-            raise click.ClickException(_nothing_matched(manifest, Path(bundle)))
+            raise click.ClickException(_nothing_matched(manifest, Path(bundle), use_llm))
         fields = ", ".join(result.unreproduced)
         raise click.ClickException(
             f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
@@ -225,9 +225,9 @@ def repair_cmd(
     click.echo(f"next: {run_hint}")
 
 
-def _nothing_matched(manifest: Any, bundle: Path) -> str:
+def _nothing_matched(manifest: Any, bundle: Path, llm_tried: bool) -> str:
     """One sentence: why no failing page could be paired with a last good record, and what the
-    operator can do instead (accept a false alarm, or re-author)."""
+    operator can do instead (accept a false alarm, or re-author; ``--llm`` if not tried)."""
     if not manifest.last_good_records:
         why = "the bundle holds no last good records (no run of the site was committed before)"
     elif not manifest.failing:
@@ -242,5 +242,6 @@ def _nothing_matched(manifest: Any, bundle: Path) -> str:
         f"repair refused, nothing written: {why}, so there is nothing to learn from; if the "
         f"alert is a false alarm accept the run (anchorpath accept {manifest.site} {run}), "
         f"otherwise re-author the site from the failing pages in {bundle / 'failing'} "
-        f"(anchorpath author new-site {manifest.site} --seed PAGE --examples FILE)"
+        f"(anchorpath author new-site {manifest.site} --seed PAGE --examples FILE"
+        + (")" if llm_tried else "; or retry this repair with --llm)")
     )

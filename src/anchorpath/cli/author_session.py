@@ -237,9 +237,9 @@ def edit_cmd(
             pages = _fixture_seeds(sf, path, name)
         source = None
         if examples_path:
-            from anchorpath.cli.author import _read_examples
+            from anchorpath.cli.author import read_examples
 
-            source = ExampleValues(_read_examples(examples_path))
+            source = ExampleValues(read_examples(examples_path))
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     review_and_write(

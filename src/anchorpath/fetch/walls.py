@@ -295,9 +295,11 @@ def find_wall(
             )
             return Wall("captcha", f"{what} is the page's main content ({how})")
     if not widgets and not marker:
-        short, how = _short(body, set())
-        if short and _INTERSTITIAL.search(" ".join(str(body.xpath("string(.)")).split())[:2000]):
-            return Wall("captcha", f"interstitial text on a short page ({how})")
+        text = " ".join(str(body.xpath("string(.)"))[:4000].split())
+        if _INTERSTITIAL.search(text):
+            short, how = _short(body, set())
+            if short:
+                return Wall("captcha", f"interstitial text on a short page ({how})")
     heading = " ".join(str(body.xpath("string((.//h1)[1])")).split())
     if _DENIED.match(title) or _DENIED.match(heading):
         short, how = _short(body, set())

@@ -226,7 +226,7 @@ def _field_list(fields: Sequence[FieldRequest]) -> str:
     return "\n".join(lines)
 
 
-def _value_request(
+def value_request(
     page: SeedPrompt, fields: Sequence[FieldRequest], markdown: str, *, purpose: Any = "values"
 ) -> ChatRequest:
     user = load_template("values").render(
@@ -366,7 +366,7 @@ def propose_values(
     examples: dict[str, dict[str, Any]] = {}
     verdicts: list[ValueVerdict] = []
     for page in pages:
-        req = _value_request(page, fields, page.prompt.markdown)
+        req = value_request(page, fields, page.prompt.markdown)
         answer = client.complete(req).data
         accepted: dict[str, list[str]] = {}
         rejected: dict[str, tuple[Any, str]] = {}
@@ -382,7 +382,7 @@ def propose_values(
         reasked: set[str] = set()
         if rejected:
             retry_fields = [f for f in fields if f.name in rejected]
-            base = _value_request(page, retry_fields, page.prompt.markdown, purpose="reask")
+            base = value_request(page, retry_fields, page.prompt.markdown, purpose="reask")
             problems = "\n".join(
                 f"- {name}: {why}; copy it exactly from the page or answer null"
                 for name, (_, why) in rejected.items()
@@ -491,7 +491,7 @@ def _perturb(
             variants[name] = vs
         markdown = page.prompt.perturbed(edits)
         sub = [f for f in fields if f.name in todo]
-        answer = client.complete(_value_request(page, sub, markdown, purpose="perturb")).data
+        answer = client.complete(value_request(page, sub, markdown, purpose="perturb")).data
         for name in list(todo):
             got = answer.get(name)
             got = got[0] if isinstance(got, list) and got else got
