@@ -143,15 +143,6 @@ def repair_cmd(
     reproduces the last good records on the last good snapshots and extracts plausible
     values (filled as often as before, of the field's type) on every failing snapshot.
 
-    With --llm, page types the steps above could not verify (no failing snapshot pairs with
-    a last good record: a list page whose records all changed, detail pages of other
-    records; or fields not reproduced) go to the configured model: it proposes every field's
-    value on up to three failing snapshots (verbatim guard, perturbation grounding, response
-    cache, cost ledger), fields whose old XPath gives the same values stay, the others are
-    re-authored, keeping the old XPath as last fallback. Adopted only if the repaired file
-    reproduces the last good records on the last good snapshots and extracts plausible
-    values (filled as often as before, of the field's type) on every failing snapshot.
-
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
     anchors); without --yes the review session opens on each repaired page type (the
     failing pages as seeds: look, fix, drop; empty lines from a pipe accept) and it is then

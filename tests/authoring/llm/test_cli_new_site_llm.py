@@ -18,16 +18,6 @@ from .conftest import Shop
 SECRET = "sk-live-DO-NOT-LEAK-42"
 
 
-def _env(srv: FakeOpenAIServer, tmp: Path) -> dict[str, str]:
-    return {
-        "ANCHORPATH_LLM_BASE_URL": srv.base_url,
-        "ANCHORPATH_LLM_MODEL": "truth-1",
-        "ANCHORPATH_LLM_API_KEY": SECRET,
-        "ANCHORPATH_CACHE_DIR": str(tmp / "cache"),
-        "ANCHORPATH_CONFIG": "",
-    }
-
-
 def _args(shop: Shop, out: Path, *extra: str) -> list[str]:
     args = ["author", "new-site", "shop", "--yes", "--out", str(out), "--render", "http"]
     for f, (url, _) in zip(shop.files, shop.pages, strict=True):
@@ -42,7 +32,7 @@ def test_field_names_only_matches_examples_path_and_reauthoring_makes_no_call(
     runner = CliRunner()
     fields = ["--field", "title", "--field", "isbn_13", "--field", "publisher", "--field", "price"]
     with FakeOpenAIServer(TruthModel(shop.truth)) as srv:
-        env = _env(srv, tmp_path)
+        env = srv.cli_env(tmp_path / "cache", api_key=SECRET)
         res = runner.invoke(main, _args(shop, tmp_path / "llm", *fields), env=env)
         assert res.exit_code == 0, res.output
         first = len(srv.requests)
@@ -86,7 +76,7 @@ def test_unfindable_field_gives_partial_exit(shop: Shop, tmp_path: Path) -> None
         res = CliRunner().invoke(
             main,
             _args(shop, tmp_path, "--field", "title", "--field", "colour"),
-            env=_env(srv, tmp_path),
+            env=srv.cli_env(tmp_path / "cache", api_key=SECRET),
         )
     assert res.exit_code == 5, res.output
     assert "not authored: colour" in res.output
@@ -96,7 +86,9 @@ def test_unfindable_field_gives_partial_exit(shop: Shop, tmp_path: Path) -> None
 
 def test_field_discovery_from_the_cli(shop: Shop, tmp_path: Path) -> None:
     with FakeOpenAIServer(TruthModel(shop.truth)) as srv:
-        res = CliRunner().invoke(main, _args(shop, tmp_path), env=_env(srv, tmp_path))
+        res = CliRunner().invoke(
+            main, _args(shop, tmp_path), env=srv.cli_env(tmp_path / "cache", api_key=SECRET)
+        )
         assert srv.calls(["template_fields"]) == 1
     assert res.exit_code == 0, res.output
     assert "proposed fields: title (string), author (string)" in res.output
@@ -109,7 +101,7 @@ def test_fields_file_and_bad_input(shop: Shop, tmp_path: Path) -> None:
     ff = tmp_path / "fields.json"
     ff.write_text('[{"name": "isbn_13", "description": "ISBN"}]', encoding="utf-8")
     with FakeOpenAIServer(TruthModel(shop.truth)) as srv:
-        env = _env(srv, tmp_path)
+        env = srv.cli_env(tmp_path / "cache", api_key=SECRET)
         ok = runner.invoke(main, _args(shop, tmp_path / "o", "--fields", str(ff)), env=env)
         assert ok.exit_code == 0, ok.output
         both = runner.invoke(main, _args(shop, tmp_path, "--field", "a", "--examples", str(ff)))
@@ -133,7 +125,7 @@ def test_endpoint_without_structured_outputs(shop: Shop, tmp_path: Path) -> None
         res = CliRunner().invoke(
             main,
             _args(shop, tmp_path, "--field", "title", "--field", "isbn_13"),
-            env=_env(srv, tmp_path),
+            env=srv.cli_env(tmp_path / "cache", api_key=SECRET),
         )
         kinds = [b["response_format"]["type"] for b in srv.requests]
     assert res.exit_code == 0, res.output

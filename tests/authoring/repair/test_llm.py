@@ -4,7 +4,6 @@ last good snapshots and extracts plausible values on the failing ones. Test LLM 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,9 @@ from click.testing import CliRunner
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
-from anchorpath.selectors.load import load_selector_file, parse_selector_data
+from anchorpath.selectors.load import load_selector_file
+
+from .conftest import detail_old, page_html, write_bundle
 
 OLD = [
     {"code": "A-100", "name": "Alpha widget", "price": "12", "maker": "Acme"},
@@ -31,17 +32,8 @@ NEW = [  # other records: none of the last good values is on the failing pages
 OLD_ORIGIN, NEW_ORIGIN = "http://127.0.0.1:1111", "http://127.0.0.1:2222"
 
 
-def _html(body: str) -> str:
-    return f'<html><head><meta charset="utf-8"><title>Shop</title></head><body>{body}</body></html>'
-
-
-def detail_old(it: dict[str, str]) -> str:
-    rows = "".join(f"<tr><th>{k.title()}</th><td>{it[k]}</td></tr>" for k in it)
-    return _html(f'<div id="content"><h1>Item</h1><table class="info">{rows}</table></div>')
-
-
 def detail_new(it: dict[str, str]) -> str:
-    return _html(
+    return page_html(
         '<main id="content"><div class="wrap"><h2>Item</h2><table class="view">'
         f"<tr><th>Code</th><td>{it['code']}</td></tr><tr><th>Maker</th><td>{it['maker']}</td></tr>"
         f"<tr><th><span>Product name</span></th><td>{it['name']}</td></tr>"
@@ -81,60 +73,18 @@ def selector_data() -> dict[str, Any]:
     }
 
 
-def _snap(folder: Path, i: int, url: str, html: str) -> dict[str, str]:
-    body = html.encode("utf-8")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{i:03d}.html").write_bytes(body)
-    return {
-        "url": url,
-        "file": f"{folder.name}/{i:03d}.html",
-        "sha256": hashlib.sha256(body).hexdigest(),
-    }
-
-
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
-    sf = parse_selector_data(selector_data())
     bundle = tmp_path / "run" / "bundle"
-    bundle.mkdir(parents=True)
-    (bundle / "selector.json").write_text(json.dumps(selector_data()), encoding="utf-8")
-    good, bad, records = [], [], []
-    for i, it in enumerate(OLD, 1):
-        url = f"{OLD_ORIGIN}/item?id={it['code']}"
-        good.append(_snap(bundle / "last_good", i, url, detail_old(it)))
-        records += [r.to_dict() for r in extract(sf, detail_old(it), url)]
-    truth = {}
-    for i, it in enumerate(NEW, 1):
-        url = f"{NEW_ORIGIN}/item?id={it['code']}"
-        bad.append(_snap(bundle / "failing", i, url, detail_new(it)))
-        truth[url] = {k: [v] for k, v in it.items()}
-    (bundle / "last_good" / "records.json").write_text(json.dumps(records), encoding="utf-8")
-    manifest = {
-        "format": "anchorpath.bundle.v1",
-        "site": "shop",
-        "selector_version": 1,
-        "run_id": "r",
-        "selector_file": "selector.json",
-        "last_good": good,
-        "last_good_records": "last_good/records.json",
-        "failing": bad,
-        "failing_fields": {"name": ["vanished"], "price": ["vanished"]},
-    }
-    (bundle / "bundle.json").write_text(json.dumps(manifest), encoding="utf-8")
+    old = [(f"{OLD_ORIGIN}/item?id={it['code']}", detail_old(it)) for it in OLD]
+    new = [(f"{NEW_ORIGIN}/item?id={it['code']}", detail_new(it)) for it in NEW]
+    truth = {url: {k: [v] for k, v in it.items()} for (url, _), it in zip(new, NEW, strict=True)}
+    failing_fields = {"name": ["vanished"], "price": ["vanished"]}
+    write_bundle(bundle, selector_data(), old, new, failing_fields=failing_fields, run_id="r")
     selectors = tmp_path / "selectors"
     selectors.mkdir()
     (selectors / "shop.json").write_text(json.dumps(selector_data()), encoding="utf-8")
     return bundle, selectors, truth
-
-
-def _env(srv: FakeOpenAIServer, tmp: Path) -> dict[str, str]:
-    return {
-        "ANCHORPATH_LLM_BASE_URL": srv.base_url,
-        "ANCHORPATH_LLM_MODEL": "truth-1",
-        "ANCHORPATH_LLM_API_KEY": "sk-test",
-        "ANCHORPATH_CACHE_DIR": str(tmp / "cache"),
-        "ANCHORPATH_CONFIG": "",
-    }
 
 
 def test_without_llm_other_records_cannot_be_repaired(
@@ -152,7 +102,9 @@ def test_llm_repair_asks_for_the_broken_page_type_and_is_verified(
     bundle, selectors, truth = setup
     args = ["author", "repair", "shop", "--bundle", str(bundle), "--selectors", str(selectors)]
     with FakeOpenAIServer(TruthModel(truth)) as srv:
-        res = CliRunner().invoke(main, [*args, "--llm", "--yes"], env=_env(srv, tmp_path))
+        res = CliRunner().invoke(
+            main, [*args, "--llm", "--yes"], env=srv.cli_env(tmp_path / "cache")
+        )
         calls = srv.calls()
     assert res.exit_code == 0, res.output
     assert "--llm: asking truth-1 about page type(s) detail" in res.output and calls >= 3
@@ -185,7 +137,9 @@ def test_llm_repair_refuses_implausible_answers(
     args = ["author", "repair", "shop", "--bundle", str(bundle), "--selectors", str(selectors)]
     before = (selectors / "shop.json").read_bytes()
     with FakeOpenAIServer(TruthModel(wrong)) as srv:
-        res = CliRunner().invoke(main, [*args, "--llm", "--yes"], env=_env(srv, tmp_path))
+        res = CliRunner().invoke(
+            main, [*args, "--llm", "--yes"], env=srv.cli_env(tmp_path / "cache")
+        )
     assert res.exit_code == 1, res.output
     assert "nothing written" in res.output and "detail.price" in res.output
     assert (selectors / "shop.json").read_bytes() == before
@@ -235,7 +189,7 @@ def test_demo_template_change_day_with_llm_needs_no_call(tmp_path: Path) -> None
     args = ["author", "repair", "mfds-dmf", "--bundle", str(result.bundle)]
     args += ["--selectors", str(selectors), "--llm", "--yes"]
     with FakeOpenAIServer(TruthModel({})) as srv:
-        res = CliRunner().invoke(main, args, env=_env(srv, tmp_path))
+        res = CliRunner().invoke(main, args, env=srv.cli_env(tmp_path / "cache"))
         assert srv.calls() == 0
     assert res.exit_code == 0, res.output
     assert "no LLM call" in res.output and "all reproduced" in res.output

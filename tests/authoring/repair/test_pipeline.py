@@ -8,7 +8,6 @@ pipeline: day 1 → 2 ok, day 3 (template change) drift → repair → day 3 aga
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from dataclasses import replace
@@ -22,7 +21,9 @@ from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle
 from anchorpath.bundle import read_bundle
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
-from anchorpath.selectors.load import load_selector_file, parse_selector_data
+from anchorpath.selectors.load import load_selector_file
+
+from .conftest import detail_old, page_html, write_bundle
 
 SITE = "shop"
 ORIGIN_OLD = "http://127.0.0.1:1111"
@@ -36,25 +37,10 @@ ITEMS = [
 ]
 
 
-def _html(body: str) -> str:
-    return f'<html><head><meta charset="utf-8"><title>Shop</title></head><body>{body}</body></html>'
-
-
-def detail_old(it: dict[str, str]) -> str:
-    return _html(
-        '<div id="content"><h1>Item</h1><table class="info">'
-        f"<tr><th>Code</th><td>{it['code']}</td></tr>"
-        f"<tr><th>Name</th><td>{it['name']}</td></tr>"
-        f"<tr><th>Price</th><td>{it['price']}</td></tr>"
-        f"<tr><th>Maker</th><td>{it['maker']}</td></tr>"
-        "</table></div>"
-    )
-
-
 def detail_new(it: dict[str, str]) -> str:
     # Renamed labels for name and price, labels wrapped in spans, an extra wrapper; Code and
     # Maker keep their label text (still right with the old XPaths).
-    return _html(
+    return page_html(
         '<main id="content"><div class="wrap"><h2>Item</h2><table class="view">'
         f"<tr><th><span>Code</span></th><td>{it['code']}</td></tr>"
         f"<tr><th>Maker</th><td>{it['maker']}</td></tr>"
@@ -69,7 +55,7 @@ def list_old(items: list[dict[str, str]]) -> str:
         f'<tr><td><a href="/item?id={it["code"]}">{it["code"]}</a></td><td>{it["name"]}</td></tr>'
         for it in items
     )
-    return _html(
+    return page_html(
         '<table data-board="items"><thead><tr><th>Code</th><th>Name</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
     )
@@ -82,7 +68,7 @@ def list_new(items: list[dict[str, str]]) -> str:
         f'{it["code"]}</a></td><td class="t">{it["name"]}</td></tr>'
         for i, it in enumerate(items)
     )
-    return _html(
+    return page_html(
         '<div class="board"><table data-board="items"><thead><tr><th>No</th><th>Item code</th>'
         f"<th>Title</th></tr></thead><tbody>{rows}</tbody></table></div>"
     )
@@ -128,17 +114,6 @@ def selector_data() -> dict[str, Any]:
     }
 
 
-def _snap(folder: Path, i: int, url: str, html: str) -> dict[str, str]:
-    body = html.encode("utf-8")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{i:03d}.html").write_bytes(body)
-    return {
-        "url": url,
-        "file": f"{folder.name}/{i:03d}.html",
-        "sha256": hashlib.sha256(body).hexdigest(),
-    }
-
-
 def make_bundle(
     root: Path,
     *,
@@ -150,42 +125,27 @@ def make_bundle(
     snapshots. ``tamper`` rewrites one last good value ({"field": ..., "value": ...});
     ``unchanged`` keeps the old template on the failing side; ``detail_param`` renames the
     detail pages' query parameter on the failing side (URLs no longer pair them)."""
-    sf = parse_selector_data(selector_data())
-    bundle = root / "bundle"
-    bundle.mkdir(parents=True)
-    (bundle / "selector.json").write_text(json.dumps(selector_data()), encoding="utf-8")
     pages_old = [(f"/list?page={p}", list_old(ITEMS[p * 2 - 2 : p * 2])) for p in (1, 2)]
     pages_old += [(f"/item?id={it['code']}", detail_old(it)) for it in ITEMS[:3]]
     lst, det = (list_old, detail_old) if unchanged else (list_new, detail_new)
     pages_new = [(f"/list?page={p}", lst(ITEMS[p * 2 - 2 : p * 2])) for p in (1, 2)]
     pages_new += [(f"/item?{detail_param}={it['code']}", det(it)) for it in ITEMS[:3]]
-    good, bad, records = [], [], []
-    for i, (path, html) in enumerate(pages_old, 1):
-        good.append(_snap(bundle / "last_good", i, ORIGIN_OLD + path, html))
-        records += [r.to_dict() for r in extract(sf, html, ORIGIN_OLD + path)]
-    for i, (path, html) in enumerate(pages_new, 1):
-        bad.append(_snap(bundle / "failing", i, ORIGIN_NEW + path, html))
-    if tamper:
+
+    def edit(records: list[dict[str, Any]]) -> None:
         for r in records:
-            if r["_page_type"] == "detail" and r["code"] == "B-201":
+            if tamper and r["_page_type"] == "detail" and r["code"] == "B-201":
                 r[tamper["field"]] = tamper["value"]
-    (bundle / "last_good" / "records.json").write_text(
-        json.dumps(records, ensure_ascii=False), encoding="utf-8"
+
+    bundle = root / "bundle"
+    return write_bundle(
+        bundle,
+        selector_data(),
+        [(ORIGIN_OLD + path, html) for path, html in pages_old],
+        [(ORIGIN_NEW + path, html) for path, html in pages_new],
+        failing_fields={"detail.name": ["vanished"]},
+        next_command=f"anchorpath author repair {SITE} --bundle {bundle}",
+        edit_records=edit,
     )
-    manifest = {
-        "format": "anchorpath.bundle.v1",
-        "site": SITE,
-        "selector_version": 1,
-        "run_id": "test-run",
-        "selector_file": "selector.json",
-        "last_good": good,
-        "last_good_records": "last_good/records.json",
-        "failing": bad,
-        "failing_fields": {"detail.name": ["vanished"]},
-        "next_command": f"anchorpath author repair {SITE} --bundle {bundle}",
-    }
-    (bundle / "bundle.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return bundle
 
 
 @pytest.fixture

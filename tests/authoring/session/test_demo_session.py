@@ -39,13 +39,7 @@ def test_demo_detail_pages_in_the_session_with_field_names_only(tmp_path: Path) 
     for f in fixtures[:3]:
         args += ["--seed", str(SELECTORS / f["page"]), "--seed-url", f["url"]]
     with FakeOpenAIServer(TruthModel(truth)) as srv:
-        env = {
-            "ANCHORPATH_LLM_BASE_URL": srv.base_url,
-            "ANCHORPATH_LLM_MODEL": "truth-1",
-            "ANCHORPATH_LLM_API_KEY": "sk-test",
-            "ANCHORPATH_CACHE_DIR": str(tmp_path / "cache"),
-            "ANCHORPATH_CONFIG": "",
-        }
+        env = srv.cli_env(tmp_path / "cache")
         res = CliRunner().invoke(main, [*args, "--no-screenshots"], input="\n" * 10, env=env)
     assert res.exit_code == 0, res.output
     sf = load_selector_file(tmp_path / "sel" / "dmf.json")

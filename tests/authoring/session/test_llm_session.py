@@ -25,13 +25,7 @@ def test_field_names_only_then_add_a_field_by_name(
     args = ["author", "new-site", "shop", *seed_args, "--out", str(shop / "sel")]
     args += ["--field", "isbn", "--field", "publisher", "--no-screenshots", "--render", "http"]
     with FakeOpenAIServer(TruthModel(truth)) as srv:
-        env = {
-            "ANCHORPATH_LLM_BASE_URL": srv.base_url,
-            "ANCHORPATH_LLM_MODEL": "truth-1",
-            "ANCHORPATH_LLM_API_KEY": "sk-test",
-            "ANCHORPATH_CACHE_DIR": str(tmp_path / "cache"),
-            "ANCHORPATH_CONFIG": "",
-        }
+        env = srv.cli_env(tmp_path / "cache")
         answers = "\n\n+ series\n\nw\n"  # accept both, add series by name, accept, write
         res = CliRunner().invoke(main, args, input=answers, env=env)
         assert res.exit_code == 0, res.output

@@ -45,13 +45,7 @@ def test_swde_site_end_to_end_in_the_session(tmp_path: Path) -> None:
     for f in files[:3]:
         args += ["--seed", str(f)]  # the URL comes from the page's <base href>
     with FakeOpenAIServer(TruthModel(truth)) as srv:
-        env = {
-            "ANCHORPATH_LLM_BASE_URL": srv.base_url,
-            "ANCHORPATH_LLM_MODEL": "truth-1",
-            "ANCHORPATH_LLM_API_KEY": "sk-test",
-            "ANCHORPATH_CACHE_DIR": str(tmp_path / "cache"),
-            "ANCHORPATH_CONFIG": "",
-        }
+        env = srv.cli_env(tmp_path / "cache")
         res = CliRunner().invoke(main, args, input="\n" * 8, env=env)
     assert res.exit_code == 0, res.output
     for k in FIELDS:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 import threading
 import time
@@ -342,6 +343,19 @@ class FakeOpenAIServer:
             raise RuntimeError("server not started")
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}/v1"
+
+    def cli_env(
+        self, cache_dir: str | os.PathLike[str], *, api_key: str = "sk-test", model: str = "truth-1"
+    ) -> dict[str, str]:
+        """The environment of an ``anchorpath`` command that talks to this server: its URL,
+        ``model`` and ``api_key``, the response cache in ``cache_dir``, no config file."""
+        return {
+            "ANCHORPATH_LLM_BASE_URL": self.base_url,
+            "ANCHORPATH_LLM_MODEL": model,
+            "ANCHORPATH_LLM_API_KEY": api_key,
+            "ANCHORPATH_CACHE_DIR": str(cache_dir),
+            "ANCHORPATH_CONFIG": "",
+        }
 
     def start(self) -> FakeOpenAIServer:
         self._httpd = _Server(("127.0.0.1", 0), _Handler)

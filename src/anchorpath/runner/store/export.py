@@ -16,6 +16,7 @@ import datetime as dt
 import json
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -72,6 +73,19 @@ def _check_site(db: sqlite3.Connection, db_path: Path, site: str) -> None:
         raise StoreError(f"{db_path}: no run of site {site!r}{known}")
 
 
+@contextmanager
+def _reading(db_path: Path, site: str) -> Iterator[sqlite3.Connection]:
+    """The read-only database, checked to hold runs of ``site``; SQLite errors as StoreError."""
+    db = _connect(db_path)
+    try:
+        _check_site(db, db_path, site)
+        yield db
+    except sqlite3.Error as exc:
+        raise StoreError(f"{db_path}: query failed: {exc}") from exc
+    finally:
+        db.close()
+
+
 def _records_sql(as_of: str | None) -> tuple[str, tuple[Any, ...]]:
     if as_of is None:
         return "is_current = 1", ()
@@ -81,19 +95,13 @@ def _records_sql(as_of: str | None) -> tuple[str, tuple[Any, ...]]:
 def record_columns(db_path: Path, site: str, as_of: str | None = None) -> list[str]:
     """Every field name of the selected records (first pass of a CSV export), sorted."""
     where, args = _records_sql(as_of)
-    db = _connect(db_path)
-    try:
-        _check_site(db, db_path, site)
+    with _reading(db_path, site) as db:
         rows = db.execute(
             "SELECT DISTINCT j.key FROM records, json_each(records.values_json) AS j "
             f"WHERE site = ? AND {where} ORDER BY j.key",
             (site, *args),
         )
         return [r[0] for r in rows]
-    except sqlite3.Error as exc:
-        raise StoreError(f"{db_path}: query failed: {exc}") from exc
-    finally:
-        db.close()
 
 
 def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator[dict[str, Any]]:
@@ -102,9 +110,7 @@ def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator
     Each row is ``{"_key", "_valid_from", "_valid_to", "_run_id", <fields>...}``.
     """
     where, args = _records_sql(as_of)
-    db = _connect(db_path)
-    try:
-        _check_site(db, db_path, site)
+    with _reading(db_path, site) as db:
         cursor = db.execute(
             "SELECT key, valid_from, valid_to, run_id, values_json FROM records "
             f"WHERE site = ? AND {where} ORDER BY key",
@@ -114,10 +120,6 @@ def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator
             row: dict[str, Any] = dict(zip(_META, (key, valid_from, valid_to, run_id), strict=True))
             row.update(json.loads(values))
             yield row
-    except sqlite3.Error as exc:
-        raise StoreError(f"{db_path}: query failed: {exc}") from exc
-    finally:
-        db.close()
 
 
 def iter_events(db_path: Path, site: str, since: str | None = None) -> Iterator[dict[str, Any]]:
@@ -126,20 +128,14 @@ def iter_events(db_path: Path, site: str, since: str | None = None) -> Iterator[
     Each row is ``{"at", "run_id", "key", "kind", "fields"}``; ``fields`` maps a changed field
     to ``{"old": ..., "new": ...}``.
     """
-    db = _connect(db_path)
-    try:
-        _check_site(db, db_path, site)
-        sql = "SELECT at, run_id, key, kind, fields_json FROM events WHERE site = ?"
-        args: tuple[Any, ...] = (site,)
-        if since is not None:
-            sql += " AND at >= ?"
-            args += (since,)
+    sql = "SELECT at, run_id, key, kind, fields_json FROM events WHERE site = ?"
+    args: tuple[Any, ...] = (site,)
+    if since is not None:
+        sql += " AND at >= ?"
+        args += (since,)
+    with _reading(db_path, site) as db:
         for at, run_id, key, kind, fields in db.execute(sql + " ORDER BY id", args):
             yield dict(zip(EVENT_COLUMNS, (at, run_id, key, kind, json.loads(fields)), strict=True))
-    except sqlite3.Error as exc:
-        raise StoreError(f"{db_path}: query failed: {exc}") from exc
-    finally:
-        db.close()
 
 
 def _cell(value: Any) -> str:
