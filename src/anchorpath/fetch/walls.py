@@ -309,14 +309,33 @@ def find_wall(
 
 
 # Cheap pre-check on the raw bytes: only a page with one of these can be a wall, so only such
-# a page is parsed for the structural test of :func:`find_wall`.
-_MAYBE_WALL = re.compile(
-    rb"password|captcha|challenge|turnstile|just a moment|attention required|are you a|"
-    rb"verify you are|security check|checking your browser|checking if the site|one more step|"
-    rb"enable javascript and cookies|access denied|access to this page|request blocked|"
-    rb"been blocked|forbidden",
-    re.IGNORECASE,
+# a page is parsed for the structural test of :func:`find_wall`. Plain substring tests of the
+# ASCII-lowercased bytes: much faster than one case-insensitive alternation on every page.
+_MAYBE_WALL = (
+    b"password",
+    b"captcha",
+    b"challenge",
+    b"turnstile",
+    b"just a moment",
+    b"attention required",
+    b"are you a",
+    b"verify you are",
+    b"security check",
+    b"checking your browser",
+    b"checking if the site",
+    b"one more step",
+    b"enable javascript and cookies",
+    b"access denied",
+    b"access to this page",
+    b"request blocked",
+    b"been blocked",
+    b"forbidden",
 )
+
+
+def _maybe_wall(body: bytes) -> bool:
+    lower = body[:1_000_000].lower()
+    return any(word in lower for word in _MAYBE_WALL)
 
 
 def _charset_of(content_type: str) -> str | None:
@@ -343,7 +362,7 @@ def detect_refusal(
     if login_url(requested_url, final_url):
         return Wall("login-wall", f"redirected to the login URL {final_url}")
     content_type = lower.get("content-type", "text/html").lower()
-    if "html" not in content_type or not _MAYBE_WALL.search(body[:1_000_000]):
+    if "html" not in content_type or not _maybe_wall(body):
         return None
     try:
         doc = parse_html(body, _charset_of(content_type))

@@ -154,6 +154,14 @@ class Checkpoint:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **self.head(),
+            "records": [r.to_dict() for r in self.records],
+            "pages": [p.to_dict() for p in self.pages],
+        }
+
+    def head(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the records and pages (what ``checkpoint.json`` holds)."""
+        return {
             "run_id": self.run_id,
             "site": self.site,
             "started_at": self.started_at,
@@ -162,8 +170,6 @@ class Checkpoint:
             "options": self.options,
             "warc_segments": self.warc_segments,
             "crawl": self.crawl,
-            "records": [r.to_dict() for r in self.records],
-            "pages": [p.to_dict() for p in self.pages],
             "errors": self.errors,
             "attempts": self.attempts,
             "gone": self.gone,
@@ -191,13 +197,14 @@ class Checkpoint:
 _LOGS = ("records", "pages")
 
 
-def _append_lines(path: Path, items: list[dict[str, Any]], start: int) -> None:
-    """Append ``items[start:]`` as JSON lines and fsync (before the head refers to them)."""
+def _append_lines(path: Path, items: list[Any], start: int) -> None:
+    """Append ``items[start:]`` (records or pages) as JSON lines and fsync (before the head
+    refers to them)."""
     if start >= len(items):
         return
     with path.open("a", encoding="utf-8") as fh:
         for item in items[start:]:
-            fh.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
+            fh.write(json.dumps(item.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -207,16 +214,16 @@ def save_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
     then ``checkpoint.json`` (crawl state and how many lines of each log are valid) replaced
     atomically.
 
-    The logs are append-only so a long run does not rewrite everything it gathered after
-    every page; lines past the counts in ``checkpoint.json`` (written just before a kill) are
-    ignored and cut off on load.
+    The logs are append-only so a long run does not rewrite (or even serialise again)
+    everything it gathered after every page; lines past the counts in ``checkpoint.json``
+    (written just before a kill) are ignored and cut off on load.
     """
     path = run_dir / CHECKPOINT_NAME
     tmp = run_dir / f".{CHECKPOINT_NAME}.tmp"
-    head = checkpoint.to_dict()
+    head = checkpoint.head()
     try:
         for name in _LOGS:
-            items: list[dict[str, Any]] = head.pop(name)
+            items: list[Any] = getattr(checkpoint, name)
             saved = checkpoint.saved.get(name, 0)
             if saved > len(items):  # the caller rewound: start the log afresh
                 (run_dir / f"{name}.jsonl").unlink(missing_ok=True)

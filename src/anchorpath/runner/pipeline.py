@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -311,6 +311,8 @@ class _Run:
         )
         self.compiled = compile_selectors(sf)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
+        #: the seed of the drift baseline when computed ahead (``run --all``: while crawling)
+        self.seed: Callable[[], list[RunStats]] | None = None
 
     # .. main ....................................................................................
 
@@ -370,7 +372,7 @@ class _Run:
         invalid, bad, stats = checks.invalid, checks.bad, checks.stats
         invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
-        history = baseline(self.store, sf, self.sf_path)
+        history = baseline(self.store, sf, self.sf_path, self.seed)
         result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
         decision = decide(
             blocked=blocked,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from anchorpath._errors import AnchorpathError, RunError
 from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
+from anchorpath.runner.drift.gate import committed_history, needs_seed, seed_for
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress, WorkerFailed
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
@@ -283,6 +285,7 @@ def run_all(
     groups = origin_groups([s.sf for s in loaded])
     report("plan", {"sites": [s.sf.site.id for s in loaded], "groups": len(groups)})
     shared = SharedPoliteness(options.settings.fetch.global_concurrency)
+    seeder: ThreadPoolExecutor | None = None
     try:
         options.state_dir.mkdir(parents=True, exist_ok=True)
         store = Store(options.state_dir / DB_NAME)
@@ -314,6 +317,7 @@ def run_all(
                 )
                 members.append(ready)
         names = [f"group-{k}-{members[k][0].sf.site.id}" for k in range(len(tasks))]
+        seeder = _seed_ahead([s for m in members for s in m], store)
         for k, res in executor.run(
             crawl_group,
             tasks,
@@ -333,6 +337,8 @@ def run_all(
                 site.release()
                 report("done", {"site": sid, "verdict": outcomes[sid].verdict})
     finally:
+        if seeder is not None:
+            seeder.shutdown(wait=True, cancel_futures=True)
         for site in loaded:
             site.release()
         store.close()
@@ -341,6 +347,21 @@ def run_all(
         time.monotonic() - began,
         len(groups),
     )
+
+
+def _seed_ahead(sites: Sequence[_Site], store: Store) -> ThreadPoolExecutor | None:
+    """Compute, on one thread of this process while the crawls run, the drift baseline's
+    seed of every site whose committed history is still young (a pure function of its
+    selector file and fixtures): deciding a crawled site then only reads the store, and the
+    sites that finish together do not queue behind it."""
+    todo = [s for s in sites if s.run is not None and needs_seed(committed_history(store, s.sf))]
+    if not todo:
+        return None
+    pool = ThreadPoolExecutor(1, thread_name_prefix="anchorpath-seed")
+    for site in todo:
+        assert site.run is not None
+        site.run.seed = pool.submit(seed_for, site.sf, site.sf_path).result
+    return pool
 
 
 def _prepare(site: _Site, options: RunAllOptions, store: Store, progress: Progress) -> None:

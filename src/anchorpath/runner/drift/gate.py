@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +39,14 @@ __all__ = [
     "add_validation_evidence",
     "baseline",
     "check",
+    "committed_history",
     "fixture_records",
     "gate",
     "looks_empty",
+    "needs_seed",
     "page_result",
     "run_stats",
+    "seed_for",
     "validate_records",
     "wilson_lower",
 ]
@@ -101,18 +104,40 @@ def run_stats(
     return stats
 
 
-def baseline(store: Store, sf: SelectorFile, sf_path: Path) -> list[RunStats]:
-    """The statistics of the last committed runs, oldest first; seeded from the fixtures (or
-    the fields' examples) while fewer than three exist or they are still young
-    (:func:`~anchorpath.runner.drift.check.is_young`)."""
-    real = [
+def committed_history(store: Store, sf: SelectorFile) -> list[RunStats]:
+    """The statistics of the site's last committed runs, oldest first."""
+    return [
         RunStats.from_dict(r.stats)
         for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
         if isinstance(r.stats, dict)
     ]
-    mature = len(real) >= 3 and not is_young(real)
-    seed = [] if mature else seed_baseline(sf, fixture_records(sf, sf_path))
-    return baseline_window(seed, real)
+
+
+def needs_seed(real: Sequence[RunStats]) -> bool:
+    """Whether a baseline of these committed runs is still seeded (fewer than three, or young)."""
+    return not (len(real) >= 3 and not is_young(real))
+
+
+def seed_for(sf: SelectorFile, sf_path: Path) -> list[RunStats]:
+    """The seed of the site's baseline: pure (the selector file and its fixtures), so it can be
+    computed ahead, while the run crawls (see :func:`baseline`)."""
+    return seed_baseline(sf, fixture_records(sf, sf_path))
+
+
+def baseline(
+    store: Store,
+    sf: SelectorFile,
+    sf_path: Path,
+    seed: Callable[[], list[RunStats]] | None = None,
+) -> list[RunStats]:
+    """The statistics of the last committed runs, oldest first; seeded from the fixtures (or
+    the fields' examples) while fewer than three exist or they are still young
+    (:func:`~anchorpath.runner.drift.check.is_young`). ``seed`` gives :func:`seed_for` of the
+    site when it was computed ahead."""
+    real = committed_history(store, sf)
+    if not needs_seed(real):
+        return baseline_window([], real)
+    return baseline_window(seed() if seed is not None else seed_for(sf, sf_path), real)
 
 
 def check(stats: RunStats, history: list[RunStats]) -> DriftResult:

@@ -187,6 +187,9 @@ _DATE_RX = (
     re.compile(r"^\d{4}년\s?\d{1,2}월\s?\d{1,2}일"),
 )
 _DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%b. %d, %Y", "%Y%m%d")
+# Only a text with an (English, C-locale) month name, or of digits and spaces only, can match
+# a format of ``_DATE_FORMATS``: strptime, slow, is tried on those only.
+_MAYBE_DATE = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|^[\d\s]+$", re.I)
 
 
 def _is_numeric(value: Any) -> bool:
@@ -201,7 +204,7 @@ def _is_date(value: Any) -> bool:
     text = str(value).strip()
     if any(rx.match(text) for rx in _DATE_RX):
         return True
-    if len(text) > 20 or not any(c.isdigit() for c in text):
+    if len(text) > 20 or not any(c.isdigit() for c in text) or not _MAYBE_DATE.search(text):
         return False
     for fmt in _DATE_FORMATS:
         try:

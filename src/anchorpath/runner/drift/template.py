@@ -63,7 +63,10 @@ def _is_region(el: etree._Element) -> bool:
         )
     if (el.get("role") or "").lower() in _REGION_ROLES:
         return True
-    named = (el.get("id") or "") + " " + (el.get("class") or "")
+    ident, cls = el.get("id"), el.get("class")
+    if not ident and not cls:
+        return False
+    named = (ident or "") + " " + (cls or "")
     # camelCase names are words too: ``cnnOverlayMenu`` → ``cnn Overlay Menu``
     return bool(_REGION_NAME.search(_CAMEL.sub(r"\1 \2", named)))
 
@@ -81,18 +84,31 @@ def template_texts(doc: etree._Element) -> PageTexts:
     split into those inside a template region and those outside."""
     template: set[str] = set()
     content: set[str] = set()
+    nodes = [el for el in doc.iter() if isinstance(el.tag, str)]
     inside: dict[etree._Element, bool] = {}
-    for el in doc.iter():
-        if not isinstance(el.tag, str):
-            continue
+    for el in nodes:
         parent = el.getparent()
-        within = (inside.get(parent, False) if parent is not None else False) or _is_region(el)
-        inside[el] = within
+        inside[el] = (inside.get(parent, False) if parent is not None else False) or _is_region(el)
+    # An element's ``string()`` is its text, then each child's string() and tail (comments and
+    # processing instructions add their tails only): built children first, in one pass.
+    texts: dict[etree._Element, str] = {}
+    for el in reversed(nodes):
+        parts = [el.text or ""]
+        for child in el:
+            if isinstance(child.tag, str):
+                parts.append(texts.pop(child))
+            parts.append(child.tail or "")
+        raw = "".join(parts)
+        texts[el] = raw
         if el.tag in ("script", "style", "head", "title", "noscript"):
             continue
-        text = _norm(str(el.xpath("string()")))
+        if len(raw) > 4 * MAX_TEMPLATE_TEXT and len(raw.split(None, MAX_TEMPLATE_TEXT)) > (
+            MAX_TEMPLATE_TEXT
+        ):
+            continue  # more words than characters allowed: too long once normalised
+        text = _norm(raw)
         if text and len(text) <= MAX_TEMPLATE_TEXT:
-            (template if within else content).add(text)
+            (template if inside[el] else content).add(text)
     return PageTexts(frozenset(template), frozenset(content))
 
 
