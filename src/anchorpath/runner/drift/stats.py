@@ -9,13 +9,14 @@ baseline's JSON form. The model that compares runs is in :mod:`anchorpath.runner
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
@@ -167,7 +168,8 @@ class RunStats:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (round-trips through :meth:`from_dict`)."""
-        return asdict(self)
+        out: dict[str, Any] = _plain(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunStats:
@@ -178,6 +180,30 @@ class RunStats:
             run_id=d.get("run_id"),
             seeded=d.get("seeded", False),
         )
+
+
+_LEAVES = (str, int, float, bool, type(None))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(obj: Any) -> Any:
+    """``dataclasses.asdict`` of the statistics, several times faster (called for every run's
+    report and baseline): dataclasses to dicts, containers rebuilt, other values deep-copied."""
+    if isinstance(obj, _LEAVES):
+        return obj
+    if is_dataclass(obj) and not isinstance(obj, type):
+        cls = type(obj)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(obj))
+        return {name: _plain(getattr(obj, name)) for name in names}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[_plain(v) for v in obj])
+    if isinstance(obj, list | tuple):
+        return type(obj)(_plain(v) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((_plain(k), _plain(v)) for k, v in obj.items())
+    return copy.deepcopy(obj)
 
 
 _NUMBER = re.compile(r"^[+\-−]?[$€£¥₩]?\s?\d[\d,. ]*(?:[%]|[A-Za-z]{0,3})?$")
