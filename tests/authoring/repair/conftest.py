@@ -1,4 +1,4 @@
-"""Repair test helpers: the shop's old detail template and a drift bundle written as the runner
+"""Repair test helpers: the shop's detail page type and old detail template, and a drift bundle written as the runner
 writes it (snapshots with their hashes, the last good records, the manifest)."""
 
 from __future__ import annotations
@@ -21,6 +21,28 @@ def detail_old(it: dict[str, str]) -> str:
     """The old detail template: a label table, one row per field of ``it``."""
     rows = "".join(f"<tr><th>{k.title()}</th><td>{it[k]}</td></tr>" for k in it)
     return page_html(f'<div id="content"><h1>Item</h1><table class="info">{rows}</table></div>')
+
+
+def detail_page_type() -> dict[str, Any]:
+    """The shop's detail page type: code, name, price and maker read next to their labels."""
+
+    def label(text: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "xpath": f"/descendant::th[normalize-space()='{text}'][1]/following-sibling::td[1]",
+            "type": "string",
+            "anchor": {"kind": "label-text", "value": text, "axis": "following-sibling::td[1]"},
+            **extra,
+        }
+
+    return {
+        "match": "/item\\?",
+        "fields": {
+            "code": label("Code", required=True),
+            "name": label("Name", required=True),
+            "price": label("Price", type="integer"),
+            "maker": label("Maker"),
+        },
+    }
 
 
 def _snap(folder: Path, i: int, url: str, html: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file
 
-from .conftest import detail_old, page_html, write_bundle
+from .conftest import detail_old, detail_page_type, page_html, write_bundle
 
 OLD = [
     {"code": "A-100", "name": "Alpha widget", "price": "12", "maker": "Acme"},
@@ -43,14 +43,6 @@ def detail_new(it: dict[str, str]) -> str:
 
 
 def selector_data() -> dict[str, Any]:
-    def label(text: str, **extra: Any) -> dict[str, Any]:
-        return {
-            "xpath": f"/descendant::th[normalize-space()='{text}'][1]/following-sibling::td[1]",
-            "type": "string",
-            "anchor": {"kind": "label-text", "value": text, "axis": "following-sibling::td[1]"},
-            **extra,
-        }
-
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
@@ -58,17 +50,7 @@ def selector_data() -> dict[str, Any]:
         "version": 1,
         "provenance": {"method": "hand"},
         "fetch": {"start_urls": [f"{OLD_ORIGIN}/item?id=A-100"]},
-        "page_types": {
-            "detail": {
-                "match": "/item\\?",
-                "fields": {
-                    "code": label("Code", required=True),
-                    "name": label("Name", required=True),
-                    "price": label("Price", type="integer"),
-                    "maker": label("Maker"),
-                },
-            }
-        },
+        "page_types": {"detail": detail_page_type()},
         "key": ["code"],
     }
 

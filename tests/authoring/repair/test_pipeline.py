@@ -23,7 +23,7 @@ from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file
 
-from .conftest import detail_old, page_html, write_bundle
+from .conftest import detail_old, detail_page_type, page_html, write_bundle
 
 SITE = "shop"
 ORIGIN_OLD = "http://127.0.0.1:1111"
@@ -75,13 +75,6 @@ def list_new(items: list[dict[str, str]]) -> str:
 
 
 def selector_data() -> dict[str, Any]:
-    def label(text: str) -> dict[str, Any]:
-        return {
-            "xpath": f"/descendant::th[normalize-space()='{text}'][1]/following-sibling::td[1]",
-            "type": "string",
-            "anchor": {"kind": "label-text", "value": text, "axis": "following-sibling::td[1]"},
-        }
-
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
@@ -100,15 +93,7 @@ def selector_data() -> dict[str, Any]:
                     "link": {"xpath": "td/a/@href", "type": "url"},
                 },
             },
-            "detail": {
-                "match": "/item\\?",
-                "fields": {
-                    "code": {**label("Code"), "required": True},
-                    "name": {**label("Name"), "required": True},
-                    "price": {**label("Price"), "type": "integer"},
-                    "maker": label("Maker"),
-                },
-            },
+            "detail": detail_page_type(),
         },
         "key": ["code"],
     }
