@@ -80,3 +80,21 @@ def test_the_node_the_model_read_steers_the_xpath() -> None:
         hits = doc.xpath(xpath)
         assert [doc.getroottree().getpath(h) for h in hits] == [real], xpath
     assert not any("the model read" in p for p in res.result.problems)
+
+
+def test_a_read_node_holding_the_value_inside_longer_text_does_not_override_an_exact_one() -> None:
+    from anchorpath.authoring.induce import author_page_type
+
+    pubs = ["Value Books", "Lantern House", "Barbour Publishing"]
+
+    def page(i: int) -> str:
+        return (
+            f"<html><body><div id='d'><div class='pub'>{pubs[i]} / 200{i} / Paperback</div>"
+            f"<table><tr><th>Publisher</th><td>{pubs[i]}</td></tr></table></div></body></html>"
+        )
+
+    seeds = [seed_from_html(page(i), f"http://shop.test/b/{i}") for i in range(3)]
+    read = {s.source: {"publisher": "/html/body/div/div"} for s in seeds}  # the partial one
+    ex = {s.source: {"publisher": pubs[i]} for i, s in enumerate(seeds)}
+    res = author_page_type(seeds, [FieldRequest("publisher")], ex, read_nodes=read)
+    assert "td" in res.page_type.fields["publisher"].xpath

@@ -206,10 +206,17 @@ def author_detail(
 
 
 def _steer(targets: list[Target], read: str | None, problems: list[str], what: str) -> list[Target]:
-    """Only the targets at the node ``read`` (when given and one is there); else all, noted."""
+    """Only the targets at the node ``read`` (when given and one is there); else all, noted.
+
+    A node that holds the value only inside a longer text (``"Value Books / 2008 /
+    Paperback"``) does not override one holding exactly the value: the normalisation such a
+    match needs is learnt from the seeds alone, a whole node needs none (the review then says
+    where the model read it)."""
     if not read or len(targets) < 2:
         return targets
     at = targets_at(targets, read)
+    if at and not any(t.exact for t in at) and any(t.exact for t in targets):
+        return targets
     if at:
         return at
     where = targets[0].describe()
