@@ -20,8 +20,11 @@ good records as the truth:
 4. **Verify.** The repaired file must extract exactly the last good records from the failing
    snapshots — every matched record, every field, after normalisation (NFKC, white space; URLs
    compared on the failing page's origin) — and leave no required field empty that the last
-   good records had filled. Only then is the repair *adopted*; otherwise nothing is written and
-   the fields that could not be reproduced are named.
+   good records had filled. It must also still read the last good records on the last good
+   snapshots and golden fixtures for every field it changes, fallbacks included
+   (``repair.lastgood``: generated fallbacks that read another value there are dropped, the old
+   XPath is kept as the last fallback). Only then is the repair *adopted*; otherwise nothing is
+   written and the fields that could not be reproduced are named.
 
 :func:`plan_repair` does 1-4 and returns a :class:`RepairResult`; :func:`repair_from_bundle`
 also saves an adopted repair through ``save_selector_file`` (version bump, old version
