@@ -23,7 +23,7 @@ from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file
 
-from .conftest import detail_old, detail_page_type, page_html, write_bundle
+from .conftest import detail_new, detail_old, detail_page_type, page_html, write_bundle
 
 SITE = "shop"
 ORIGIN_OLD = "http://127.0.0.1:1111"
@@ -35,19 +35,6 @@ ITEMS = [
     {"code": "C-302", "name": "Gamma gizmo", "price": "7", "maker": "Cyberdyne"},
     {"code": "D-403", "name": "Delta doohickey", "price": "55", "maker": "Dunder"},
 ]
-
-
-def detail_new(it: dict[str, str]) -> str:
-    # Renamed labels for name and price, labels wrapped in spans, an extra wrapper; Code and
-    # Maker keep their label text (still right with the old XPaths).
-    return page_html(
-        '<main id="content"><div class="wrap"><h2>Item</h2><table class="view">'
-        f"<tr><th><span>Code</span></th><td>{it['code']}</td></tr>"
-        f"<tr><th>Maker</th><td>{it['maker']}</td></tr>"
-        f"<tr><th><span>Product name</span></th><td>{it['name']}</td></tr>"
-        f"<tr><th><span>Unit price</span></th><td><b>{it['price']}</b></td></tr>"
-        "</table></div></main>"
-    )
 
 
 def list_old(items: list[dict[str, str]]) -> str:
