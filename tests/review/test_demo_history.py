@@ -3,8 +3,10 @@
 The demo runs days 1-3 (day 3: template change, drift), repairs the selector file from the
 alert bundle (version 2; version 1 archived in ``.history``) and runs day 3 again. The diff
 ``mfds-dmf@1 mfds-dmf@2`` then names the re-authored fields, and the replay shows what each
-version reads: version 1's values disappear on the old-template fixtures under version 2, and
-appear on the new-template pages (the repair's fixtures and the latest run's WARC).
+version reads: version 2 still reads version 1's values on the old-template fixtures (the
+repair is adopted only if it reproduces them, fallbacks included: no value changes or
+disappears there), and new values appear on the new-template pages (the repair's fixtures and
+the latest run's WARC).
 """
 
 from __future__ import annotations
@@ -59,9 +61,15 @@ def test_diff_between_versions_after_repair(demo_work: Path) -> None:
     assert "xpath" in [c["setting"] for c in applicant["changes"]]
     assert {c["setting"]: c["new"] for c in applicant["changes"]}["anchor.value"] == "신청업체"
     replay = applicant["replay"]
-    assert replay["disappeared"]["count"] == 24  # the 24 old-template detail fixtures
+    # The old-template fixtures still read as before: the old XPath is the last fallback.
+    assert replay["disappeared"]["count"] == 0 and replay["changed"]["count"] == 0
     assert replay["appeared"]["count"] > 0  # new-template pages: only version 2 reads them
     assert "detail.reg_no" not in fields  # kept its XPath
+    # No changed field reads a wrong value on the old template (a positional fallback such as
+    # td[6] read the country column as list.applicant before the check covered fallbacks).
+    for name, f in fields.items():
+        assert f["replay"]["changed"]["count"] == 0, name
+        assert f["replay"]["disappeared"]["count"] == 0, name
     # Text and Markdown render the same diff; the current file is version 2.
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 1 and "~ detail.applicant" in text.stdout

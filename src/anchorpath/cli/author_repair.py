@@ -131,8 +131,10 @@ def repair_cmd(
          fields keep their XPaths;
       4. adopts the repair only if the repaired file extracts exactly the last
          good records from the failing snapshots (every matched record, every
-         field, after normalisation). Otherwise it exits 1 naming the fields
-         it could not reproduce, and writes nothing.
+         field, after normalisation) and still reads them on the last good
+         snapshots and golden fixtures (every changed field, fallbacks included;
+         the old XPath stays as last fallback). Otherwise it exits 1 naming the
+         fields it could not reproduce, and writes nothing.
 
     With --llm, page types the steps above could not verify (no failing snapshot pairs with
     a last good record: a list page whose records all changed, detail pages of other

@@ -1,5 +1,6 @@
-"""Repair test helpers: the shop's old detail template and a drift bundle written as the runner
-writes it (snapshots with their hashes, the last good records, the manifest)."""
+"""Repair test helpers: the shop's detail page type and its old and new templates, and a drift
+bundle written as the runner writes it (snapshots with their hashes, the last good records, the
+manifest)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,41 @@ def detail_old(it: dict[str, str]) -> str:
     """The old detail template: a label table, one row per field of ``it``."""
     rows = "".join(f"<tr><th>{k.title()}</th><td>{it[k]}</td></tr>" for k in it)
     return page_html(f'<div id="content"><h1>Item</h1><table class="info">{rows}</table></div>')
+
+
+def detail_new(it: dict[str, str], *, code_label: str = "<span>Code</span>") -> str:
+    """The new detail template: renamed labels for name and price, labels wrapped in spans, an
+    extra wrapper; Code and Maker keep their label text (still right with the old XPaths)."""
+    return page_html(
+        '<main id="content"><div class="wrap"><h2>Item</h2><table class="view">'
+        f"<tr><th>{code_label}</th><td>{it['code']}</td></tr>"
+        f"<tr><th>Maker</th><td>{it['maker']}</td></tr>"
+        f"<tr><th><span>Product name</span></th><td>{it['name']}</td></tr>"
+        f"<tr><th><span>Unit price</span></th><td><b>{it['price']}</b></td></tr>"
+        "</table></div></main>"
+    )
+
+
+def detail_page_type() -> dict[str, Any]:
+    """The shop's detail page type: code, name, price and maker read next to their labels."""
+
+    def label(text: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "xpath": f"/descendant::th[normalize-space()='{text}'][1]/following-sibling::td[1]",
+            "type": "string",
+            "anchor": {"kind": "label-text", "value": text, "axis": "following-sibling::td[1]"},
+            **extra,
+        }
+
+    return {
+        "match": "/item\\?",
+        "fields": {
+            "code": label("Code", required=True),
+            "name": label("Name", required=True),
+            "price": label("Price", type="integer"),
+            "maker": label("Maker"),
+        },
+    }
 
 
 def _snap(folder: Path, i: int, url: str, html: str) -> dict[str, str]:

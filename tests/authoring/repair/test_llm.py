@@ -16,7 +16,7 @@ from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file
 
-from .conftest import detail_old, page_html, write_bundle
+from .conftest import detail_new, detail_old, detail_page_type, write_bundle
 
 OLD = [
     {"code": "A-100", "name": "Alpha widget", "price": "12", "maker": "Acme"},
@@ -32,25 +32,11 @@ NEW = [  # other records: none of the last good values is on the failing pages
 OLD_ORIGIN, NEW_ORIGIN = "http://127.0.0.1:1111", "http://127.0.0.1:2222"
 
 
-def detail_new(it: dict[str, str]) -> str:
-    return page_html(
-        '<main id="content"><div class="wrap"><h2>Item</h2><table class="view">'
-        f"<tr><th>Code</th><td>{it['code']}</td></tr><tr><th>Maker</th><td>{it['maker']}</td></tr>"
-        f"<tr><th><span>Product name</span></th><td>{it['name']}</td></tr>"
-        f"<tr><th><span>Unit price</span></th><td><b>{it['price']}</b></td></tr>"
-        "</table></div></main>"
-    )
+def detail_new_plain(it: dict[str, str]) -> str:
+    return detail_new(it, code_label="Code")
 
 
 def selector_data() -> dict[str, Any]:
-    def label(text: str, **extra: Any) -> dict[str, Any]:
-        return {
-            "xpath": f"/descendant::th[normalize-space()='{text}'][1]/following-sibling::td[1]",
-            "type": "string",
-            "anchor": {"kind": "label-text", "value": text, "axis": "following-sibling::td[1]"},
-            **extra,
-        }
-
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
@@ -58,17 +44,7 @@ def selector_data() -> dict[str, Any]:
         "version": 1,
         "provenance": {"method": "hand"},
         "fetch": {"start_urls": [f"{OLD_ORIGIN}/item?id=A-100"]},
-        "page_types": {
-            "detail": {
-                "match": "/item\\?",
-                "fields": {
-                    "code": label("Code", required=True),
-                    "name": label("Name", required=True),
-                    "price": label("Price", type="integer"),
-                    "maker": label("Maker"),
-                },
-            }
-        },
+        "page_types": {"detail": detail_page_type()},
         "key": ["code"],
     }
 
@@ -77,7 +53,7 @@ def selector_data() -> dict[str, Any]:
 def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
     bundle = tmp_path / "run" / "bundle"
     old = [(f"{OLD_ORIGIN}/item?id={it['code']}", detail_old(it)) for it in OLD]
-    new = [(f"{NEW_ORIGIN}/item?id={it['code']}", detail_new(it)) for it in NEW]
+    new = [(f"{NEW_ORIGIN}/item?id={it['code']}", detail_new_plain(it)) for it in NEW]
     truth = {url: {k: [v] for k, v in it.items()} for (url, _), it in zip(new, NEW, strict=True)}
     failing_fields = {"name": ["vanished"], "price": ["vanished"]}
     write_bundle(bundle, selector_data(), old, new, failing_fields=failing_fields, run_id="r")
@@ -121,7 +97,7 @@ def test_llm_repair_asks_for_the_broken_page_type_and_is_verified(
         .endswith("[normalize-space()='Name'][1]/following-sibling::td[1]")
     )
     # new template and old template both read
-    (rec,) = extract(sf, detail_new(NEW[3]), f"{NEW_ORIGIN}/item?id=H-807")
+    (rec,) = extract(sf, detail_new_plain(NEW[3]), f"{NEW_ORIGIN}/item?id=H-807")
     assert rec.values["name"] == "Theta bracket" and rec.values["price"] == 18
     (rec,) = extract(sf, detail_old(OLD[0]), f"{OLD_ORIGIN}/item?id=A-100")
     assert rec.values["name"] == "Alpha widget" and rec.values["price"] == 12

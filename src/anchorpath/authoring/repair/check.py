@@ -10,6 +10,7 @@ from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.repair.lastgood import GoodPage, check_last_good
 from anchorpath.authoring.repair.match import (
     FailingPage,
     canon,
@@ -180,12 +181,23 @@ def verify_repair(
     sf: SelectorFile,
     pages: Sequence[FailingPage],
     good_by_type: Mapping[str, Sequence[Mapping[str, Any]]],
+    *,
+    old: SelectorFile | None = None,
+    good_pages: Sequence[GoodPage] = (),
 ) -> Verification:
-    """Extract every failing snapshot with ``sf`` and compare against the matched records."""
+    """Extract every failing snapshot with ``sf`` and compare against the matched records;
+    with ``old``, also every field ``sf`` changes on the last good pages (``repair.lastgood``)."""
     compiled = compile_selectors(sf)
     records = values = 0
     mismatches: list[Mismatch] = []
     counts: dict[str, int] = {}
+    if old is not None:
+        records, values, on_good = check_last_good(sf, old, good_pages)
+        for m in on_good:
+            fname = f"{m.page_type}.{m.field}"
+            counts[fname] = counts.get(fname, 0) + 1
+            if counts[fname] <= MAX_MISMATCHES_PER_FIELD:
+                mismatches.append(m)
     empty_required: dict[str, int] = {}
     for page in pages:
         result = _evaluate(compiled, page)

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_page_type
 from anchorpath.authoring.repair.check import merge_spec, with_page_types
+from anchorpath.authoring.repair.lastgood import check_last_good, last_good_pages, prune_fallbacks
 from anchorpath.authoring.repair.match import canon, values_equal
 from anchorpath.authoring.repair.result import FieldChange, Mismatch, RepairResult, Verification
 from anchorpath.authoring.reports import FieldRequest
@@ -46,11 +46,6 @@ LLM_SEEDS = 3
 #: A re-authored field must be filled on at least this share of the failing records, relative
 #: to how often the last good records had it.
 FILL_RATIO = 0.9
-
-
-def _path_query(url: str) -> str:
-    p = urlsplit(url)
-    return p.path + ("?" + p.query if p.query else "")
 
 
 def unverified_page_types(result: RepairResult, bundle: Bundle) -> list[str]:
@@ -97,32 +92,6 @@ def _same(got: Any, want: Any) -> bool:
             values_equal(g, w) for g, w in zip(got, want, strict=True)
         )
     return values_equal(got, want)
-
-
-def _check_last_good(sf: SelectorFile, pt: str, bundle: Bundle) -> tuple[int, int, list[Mismatch]]:
-    """Records and values of page type ``pt`` on the last good snapshots, and what differs."""
-    good: dict[str, list[Mapping[str, Any]]] = {}
-    for rec in bundle.last_good_records:
-        if rec.get("_page_type") == pt:
-            good.setdefault(_path_query(str(rec.get("_url", ""))), []).append(rec)
-    records = values = 0
-    out: list[Mismatch] = []
-    fields = sf.page_types[pt].fields
-    for snap in bundle.last_good:
-        want = good.get(_path_query(snap.url))
-        if not want:
-            continue
-        got = [r for r in _extract(sf, snap.body, snap.url) if r.page_type == pt]
-        for i, w in enumerate(want):
-            records += 1
-            g = got[i].values if i < len(got) else {}
-            for name in fields:
-                if name not in w:
-                    continue
-                values += 1
-                if not values_equal(g.get(name), w.get(name)):
-                    out.append(Mismatch(pt, name, snap.url, str(i), w.get(name), g.get(name)))
-    return records, values, out
 
 
 def _check_failing(sf: SelectorFile, pt: str, names: Sequence[str], bundle: Bundle) -> list[str]:
@@ -176,6 +145,7 @@ def llm_repair(
     problems: list[str] = []
     repaired: dict[str, PageType] = {}
     matched = dict(result.matched)
+    good_pages = last_good_pages(bundle)
     for n in targets:
         old_pt = result.old.page_types[n]
         is_list = old_pt.record_root is not None
@@ -246,8 +216,16 @@ def llm_repair(
                 )
             )
         repaired[n] = replace(old_pt, fields=fields, record_root=new_root or old_pt.record_root)
+        repaired[n] = prune_fallbacks(with_page_types(sf, repaired), result.old, n, good_pages)
+        kept = repaired[n].fields
+        changes = [
+            replace(c, fallbacks=kept[c.field].fallbacks)
+            if c.page_type == n and c.field in kept
+            else c
+            for c in changes
+        ]
         trial = with_page_types(sf, repaired)
-        r, v, mm = _check_last_good(trial, n, bundle)
+        r, v, mm = check_last_good(trial, result.old, good_pages, (n,))
         records, values = records + r, values + v
         mismatches += mm
         problems += _check_failing(trial, n, take, bundle)

@@ -29,13 +29,13 @@ def _origin(url: str) -> tuple[str, str]:
     return p.scheme.lower(), p.netloc.lower()
 
 
-def _rebase(value: Any, old_page: str, new_page: str) -> Any:
+def rebase(value: Any, old_page: str, new_page: str) -> Any:
     """A URL value of the last good page, moved to the failing page's origin.
 
     Same site, other host/port (the demo server, a staging mirror): an absolute link that
     pointed at the old page's origin now points at the new one's."""
     if isinstance(value, list):
-        return [_rebase(v, old_page, new_page) for v in value]
+        return [rebase(v, old_page, new_page) for v in value]
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
         return value
     if _origin(value) != _origin(old_page):
@@ -206,7 +206,7 @@ def match_page(
 
 def want_value(rec: Mapping[str, Any], name: str, page: FailingPage) -> Any:
     """The last good value of ``name``, URLs moved to the failing page's origin."""
-    return _rebase(rec.get(name), str(rec.get("_url", "")), page.snap.url)
+    return rebase(rec.get(name), str(rec.get("_url", "")), page.snap.url)
 
 
 def select_elements(xpath: str | None, doc: etree._Element) -> list[etree._Element]:

@@ -20,8 +20,11 @@ good records as the truth:
 4. **Verify.** The repaired file must extract exactly the last good records from the failing
    snapshots — every matched record, every field, after normalisation (NFKC, white space; URLs
    compared on the failing page's origin) — and leave no required field empty that the last
-   good records had filled. Only then is the repair *adopted*; otherwise nothing is written and
-   the fields that could not be reproduced are named.
+   good records had filled. It must also still read the last good records on the last good
+   snapshots and golden fixtures for every field it changes, fallbacks included
+   (``repair.lastgood``: generated fallbacks that read another value there are dropped, the old
+   XPath is kept as the last fallback). Only then is the repair *adopted*; otherwise nothing is
+   written and the fields that could not be reproduced are named.
 
 :func:`plan_repair` does 1-4 and returns a :class:`RepairResult`; :func:`repair_from_bundle`
 also saves an adopted repair through ``save_selector_file`` (version bump, old version
@@ -56,6 +59,7 @@ from anchorpath.authoring.repair.check import (
     verify_repair,
     with_page_types,
 )
+from anchorpath.authoring.repair.lastgood import last_good_pages, prune_fallbacks
 from anchorpath.authoring.repair.match import FailingPage, match_page, page_text
 from anchorpath.authoring.repair.result import (
     FieldChange,
@@ -131,6 +135,7 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
             )
     broken = {n: broken_fields(by_type[n], sf.page_types[n]) for n in matched}
     broken = {n: b for n, b in broken.items() if b}
+    good_pages = last_good_pages(bundle)
     repaired: dict[str, PageType] = {}
     changes: list[FieldChange] = []
     roots: dict[str, tuple[str | None, str | None]] = {}
@@ -156,8 +161,9 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
                 best_notes = best_notes or why
                 continue
             new_pt, missing = apply_authored(pt, result, take, pt_pages)
+            new_pt = prune_fallbacks(with_page_types(sf, {n: new_pt}), sf, n, good_pages)
             trial = with_page_types(sf, {**repaired, n: new_pt})
-            check = verify_repair(trial, pt_pages, good_by_type)
+            check = verify_repair(trial, pt_pages, good_by_type, old=sf, good_pages=good_pages)
             failed = len(check.failed_fields) + len(check.problems)
             why = why + [
                 f"field {n}.{m}: no XPath reproduces the last good values" for m in missing
@@ -192,7 +198,7 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
                 )
             )
     new_sf = with_page_types(sf, repaired)
-    verification = verify_repair(new_sf, pages, good_by_type)
+    verification = verify_repair(new_sf, pages, good_by_type, old=sf, good_pages=good_pages)
     notes += navigation_notes(sf, bundle, pages)
     for flagged in bundle.failing_fields:
         pt_name, _, fname = str(flagged).partition(".")
