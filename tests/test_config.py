@@ -53,3 +53,13 @@ def test_llm_settings_and_short_env_spellings(tmp_path: Path) -> None:
     assert "sk-x" not in repr(s)  # keys are never settings
     both = load_settings(env={**env, "ANCHORPATH_LLM__MODEL": "m2"})
     assert both.llm.model == "m2"  # the __ spelling wins
+
+
+def test_render_wait_for_from_file_env_and_flag(tmp_path: Path) -> None:
+    cfg = tmp_path / "a.toml"
+    cfg.write_text('[render]\nwait_for = "#price"\n', encoding="utf-8")
+    assert load_settings(cfg, env={}).render.wait_for == "#price"
+    env = {"ANCHORPATH_RENDER__WAIT_FOR": ".late"}
+    assert load_settings(cfg, env=env).render.wait_for == ".late"
+    flag = {"render.wait_for": "//p[@id='x']"}
+    assert load_settings(cfg, env=env, overrides=flag).render.wait_for == "//p[@id='x']"

@@ -1,6 +1,7 @@
 """Settings as frozen dataclasses, with one precedence: defaults < file < env < CLI flags.
 
-A config file is TOML with one table per section (``[fetch]``, ``[paths]``, ``[llm]``)::
+A config file is TOML with one table per section (``[fetch]``, ``[paths]``, ``[llm]``,
+``[render]``)::
 
     [fetch]
     contact = "data-team@example.org"
@@ -30,6 +31,7 @@ __all__ = [
     "FetchConfig",
     "LLMConfig",
     "PathsConfig",
+    "RenderConfig",
     "Settings",
     "load_settings",
 ]
@@ -115,10 +117,23 @@ class LLMConfig:
 
 
 @dataclass(frozen=True)
+class RenderConfig:
+    """Rendering seed pages with Chromium at authoring time (``author new-site``).
+
+    ``wait_for`` is a CSS selector (or an XPath starting with ``/`` or ``(``) that must be in
+    the rendered DOM before a seed is read: the content a script inserts late. Empty: the
+    ``load`` event. Runs wait for their page type's anchor instead.
+    """
+
+    wait_for: str = ""
+
+
+@dataclass(frozen=True)
 class Settings:
     fetch: FetchConfig = field(default_factory=FetchConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    render: RenderConfig = field(default_factory=RenderConfig)
 
 
 def _coerce(section: str, name: str, target: type[Any] | str, raw: Any, origin: str) -> Any:

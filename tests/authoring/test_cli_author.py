@@ -136,3 +136,16 @@ def test_new_site_euc_kr_detail_pages_with_typed_date(tmp_path: Path) -> None:
         "registered_on": "2024-03-19",
         "remarks": "비고 내용 9 - 변경 없음",
     }
+
+
+def test_new_site_wait_for_usage_and_bad_selector_are_one_line(tmp_path: Path) -> None:
+    seeds, exf = _write(tmp_path)
+    base = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--out", str(tmp_path)]
+    for s in seeds:
+        base += ["--seed", s]
+    res = CliRunner().invoke(main, [*base, "--wait-for", "#late", "--render", "http"])
+    assert res.exit_code == 2 and "--wait-for" in res.output
+    res = CliRunner().invoke(main, [*base, "--wait-for", "div[[oops"])
+    assert res.exit_code == 1
+    assert "render.wait_for: 'div[[oops' is not a CSS selector" in res.output
+    assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from anchorpath._config import load_settings
-from anchorpath.authoring.seeds_render import chromium_path, render_seeds
+from anchorpath._errors import AuthoringError, ConfigError
+from anchorpath.authoring.seeds_render import chromium_path, render_seeds, wait_xpath
 from anchorpath.fetch.testing import FaultServer, ok
 
 pytestmark = [
@@ -58,3 +59,39 @@ def test_saved_pages_render_offline_and_urls_go_through_the_fetcher(tmp_path: Pa
 
 def test_chromium_path_from_env() -> None:
     assert chromium_path({"ANCHORPATH_CHROMIUM": "/opt/c"}) == "/opt/c"
+
+
+_LATE = (
+    b"<html><body><h1>Item</h1><script>setTimeout(() => document.body.insertAdjacentHTML("
+    b"'beforeend', '<p id=\"late\">42.' + '50 EUR</p>'), 1200)</script></body></html>"
+)
+
+
+def test_wait_for_selector_reads_content_a_script_inserts_late(tmp_path: Path) -> None:
+    f = tmp_path / "late.html"
+    f.write_bytes(_LATE)
+    with FaultServer({"/item/1": ok(_LATE)}, robots="User-agent: *\nAllow: /\n") as site:
+        env = {
+            "ANCHORPATH_FETCH__ALLOW_PRIVATE_NETWORKS": "1",
+            "ANCHORPATH_FETCH__MIN_DELAY": "0",
+            "ANCHORPATH_FETCH__DELAY_FACTOR": "0",
+            "ANCHORPATH_FETCH__CONTACT": "t@example.org",
+            "ANCHORPATH_FETCH__TOTAL_TIMEOUT": "4",
+        }
+        url = site.url("/item/1")
+        (plain,) = render_seeds([str(f)], ["http://shop.test/item/1"], load_settings(env=env))
+        assert "42.50 EUR" not in plain.html  # read at the load event: too early
+        waited = load_settings(env={**env, "ANCHORPATH_RENDER__WAIT_FOR": "p#late"})
+        seeds = render_seeds([url, str(f)], ["", "http://shop.test/item/1"], waited)
+        assert all("42.50 EUR" in s.html for s in seeds)
+        never = load_settings(env={**env, "ANCHORPATH_RENDER__WAIT_FOR": ".never"})
+        with pytest.raises(AuthoringError) as err:
+            render_seeds([url], [], never)
+    assert str(err.value) == f"{url}: wait selector '.never' did not appear within 4 s"
+
+
+def test_wait_xpath_takes_css_or_xpath() -> None:
+    assert wait_xpath("//p[@id='x']") == "//p[@id='x']"
+    assert "late" in wait_xpath("p#late") and wait_xpath("p#late").startswith("descendant")
+    with pytest.raises(ConfigError, match=r"render\.wait_for: '//p\[' is not a valid XPath"):
+        wait_xpath("//p[")

@@ -153,6 +153,7 @@ def author_page_type(
     name: str | None = None,
     match: str | None = None,
     strict: bool = True,
+    read_nodes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> AuthoringResult:
     """Author one page type from seeds of one template and example values.
 
@@ -163,7 +164,8 @@ def author_page_type(
     ``mutate.OPERATORS``), ``mutation_seed`` seeds their RNG. With ``strict`` (default) a value
     that grounds nowhere raises :class:`GroundingError` naming field and page, and a field no
     XPath reproduces raises :class:`AuthoringError`; otherwise such fields are left out and the
-    reasons go to ``problems``.
+    reasons go to ``problems``. ``read_nodes`` (seed source -> field -> element path) steers a
+    detail page's grounding to the node a reader was shown to read (LLM perturbation grounding).
     """
     t0 = time.perf_counter()
     if not seeds:
@@ -206,6 +208,7 @@ def author_page_type(
             mutation_seed=mutation_seed,
             operators=operators,
             strict=strict,
+            read_nodes=read_nodes,
         )
     if not specs:
         raise AuthoringError("no field could be authored: " + "; ".join(problems[:3]))

@@ -4,8 +4,11 @@ URL seeds go through the same polite fetcher as runs (robots.txt, pacing, networ
 stop conditions) with ``render="browser"``: third-party requests and images, fonts and media
 are blocked, and the DOM after scripts ran is kept. File seeds (saved pages) are decoded the
 way the runner decodes them (BOM, HTTP/meta charset, EUC-KR read as CP949, …), written as UTF-8
-to a temporary file and rendered with every request but the page itself blocked.
-:func:`keep_seeds` keeps each rendered DOM and a full-page screenshot next to the selector file.
+to a temporary file and rendered with every request but the page itself blocked. With
+``[render] wait_for`` (``--wait-for``) a seed is read only once that selector is in its DOM (the
+content a script inserts late); a seed where it never appears is an error, never a silent read
+of the page without it. :func:`keep_seeds` keeps each rendered DOM and a full-page screenshot
+next to the selector file.
 """
 
 from __future__ import annotations
@@ -18,12 +21,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from cssselect import HTMLTranslator, SelectorError
+from lxml import etree
+
 from anchorpath._config import Settings
-from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._errors import AnchorpathError, AuthoringError, ConfigError
 from anchorpath.authoring.seeds import SeedPage, load_seed, seed_from_html
 from anchorpath.selectors.decode import decode_html
+from anchorpath.selectors.evaluate import parse_html
 
-__all__ = ["chromium_path", "keep_seeds", "render_seeds"]
+__all__ = ["chromium_path", "keep_seeds", "render_seeds", "wait_xpath"]
 
 _META_CHARSET = re.compile(
     rb"<meta[^>]+(?:charset\s*=|http-equiv\s*=\s*[\"']?content-type)[^>]*>", re.IGNORECASE
@@ -34,6 +41,44 @@ def chromium_path(env: dict[str, str] | None = None) -> str:
     """``ANCHORPATH_CHROMIUM``, else ``chromium`` on the PATH, else ``/usr/bin/chromium``."""
     env = dict(os.environ) if env is None else env
     return env.get("ANCHORPATH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def wait_xpath(selector: str) -> str:
+    """The XPath of a seed wait selector: a CSS selector, translated, or an XPath as it is
+    (starting with ``/`` or ``(``). Raises ConfigError naming the setting when it is neither."""
+    sel = selector.strip()
+    if sel.startswith(("/", "(")):
+        xpath = sel
+    else:
+        try:
+            xpath = HTMLTranslator().css_to_xpath(sel)
+        except SelectorError as exc:
+            raise ConfigError(
+                f"render.wait_for: {selector!r} is not a CSS selector: {exc}"
+            ) from exc
+    try:
+        etree.XPath(xpath)
+    except etree.XPathSyntaxError as exc:
+        raise ConfigError(f"render.wait_for: {selector!r} is not a valid XPath: {exc}") from exc
+    return xpath
+
+
+def _check_waited(seed: str, html: str | bytes, xpath: str | None, settings: Settings) -> None:
+    """Raise when the wait selector is not in the rendered DOM of ``seed``."""
+    from anchorpath.fetch.browser import WAIT_SECONDS
+
+    if xpath is None:
+        return
+    try:
+        found = parse_html(html).xpath(xpath)
+    except (AnchorpathError, etree.XPathError):
+        found = None
+    if not found:
+        seconds = min(settings.fetch.total_timeout, WAIT_SECONDS)
+        raise AuthoringError(
+            f"{seed}: wait selector {settings.render.wait_for!r} did not appear within "
+            f"{seconds:g} s"
+        )
 
 
 def _is_url(text: str) -> bool:
@@ -47,6 +92,7 @@ def render_seeds(
     from anchorpath.fetch.browser import BrowserRenderer
     from anchorpath.fetch.polite import PoliteFetcher, user_agent_string
 
+    wait = wait_xpath(settings.render.wait_for) if settings.render.wait_for.strip() else None
     out: list[SeedPage] = []
     fetcher: PoliteFetcher | None = None
     renderer: BrowserRenderer | None = None
@@ -57,7 +103,8 @@ def render_seeds(
                 if _is_url(seed):
                     if fetcher is None:
                         fetcher = PoliteFetcher(settings.fetch)
-                    result = fetcher.fetch(seed, render="browser")
+                    result = fetcher.fetch(seed, render="browser", wait_for=wait)
+                    _check_waited(seed, result.body, wait, settings)
                     out.append(
                         seed_from_html(
                             result.body, given or result.final_url, source=seed, charset="utf-8"
@@ -77,8 +124,11 @@ def render_seeds(
                         allow_request=lambda page, url: url == page,
                         executable_path=chromium_path(),
                     )
-                page = renderer.render(local.resolve().as_uri())
+                page = renderer.render(local.resolve().as_uri(), wait_for=wait)
+                _check_waited(seed, page.html, wait, settings)
                 out.append(replace(base, html=page.html))
+    except AuthoringError:
+        raise
     except AnchorpathError as exc:
         raise AuthoringError(f"cannot render seed pages: {exc}") from exc
     finally:

@@ -196,6 +196,15 @@ def _load_pages(
     "every request blocked); http: parse the bytes. Default: browser for URLs, http for files.",
 )
 @click.option(
+    "--wait-for",
+    "wait_for",
+    default=None,
+    metavar="SELECTOR",
+    help="Read a rendered seed only once this CSS selector (or XPath starting with / or ( ) "
+    "is in its DOM; an error if it never appears. Implies --render browser. Default: "
+    "[render] wait_for, else the load event.",
+)
+@click.option(
     "--type",
     "types",
     multiple=True,
@@ -262,6 +271,7 @@ def new_site(
     field_specs: tuple[str, ...],
     fields_path: str | None,
     render: str | None,
+    wait_for: str | None,
     types: tuple[str, ...],
     required: tuple[str, ...],
     keys: tuple[str, ...],
@@ -299,6 +309,8 @@ def new_site(
           --seed d2.html --seed-url http://x/view?id=2 --examples ex.json --required reg_no --yes
       anchorpath author new-site shop --seed p1.html --seed p2.html --seed p3.html \\
           --field title --field price:number --field isbn --yes
+      anchorpath author new-site shop --seed https://shop.example/item/1 \\
+          --seed https://shop.example/item/2 --wait-for "#price" --field price --yes
       ANCHORPATH_LLM_BASE_URL=http://127.0.0.1:8080/v1 anchorpath author new-site news \\
           --seed https://example.org/a/1 --seed https://example.org/a/2 --yes
     """
@@ -311,6 +323,12 @@ def new_site(
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
     if examples_path and (field_specs or fields_path):
         raise click.UsageError("--examples cannot be combined with --field/--fields")
+    if wait_for is not None and render == "http":
+        raise click.UsageError(
+            "--wait-for needs a browser: it cannot be combined with --render http"
+        )
+    if wait_for is not None:
+        render = "browser"
     if len(seeds) < 2:
         click.echo(
             "warning: one seed page: its XPaths are checked on that page alone and may fit "
@@ -321,7 +339,7 @@ def new_site(
     llm_client: Any = None
     examples: dict[str, Any] | None = None
     try:
-        settings = load_settings()
+        settings = load_settings(overrides={"render.wait_for": wait_for})
         target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
         existing = load_selector_file(target) if target.is_file() else None
         rendered = render == "browser" or (

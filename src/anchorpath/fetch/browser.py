@@ -30,7 +30,7 @@ from typing import Any
 
 from anchorpath._errors import BrowserError, FetchFailed
 
-__all__ = ["CHROMIUM_ARGS", "BrowserRenderer", "RenderedPage"]
+__all__ = ["CHROMIUM_ARGS", "WAIT_SECONDS", "BrowserRenderer", "RenderedPage"]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -42,6 +42,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+#: How long a render waits for ``wait_for`` (or the ``load`` event), at most the timeout.
+WAIT_SECONDS = 5.0
 _SKIPPED_TYPES = {"image", "media", "font", "stylesheet"}
 _MAX_CACHED_SCRIPTS = 64
 
@@ -210,7 +212,7 @@ class BrowserRenderer:
                 )
             except PlaywrightError as exc:
                 raise FetchFailed(f"{url}: browser navigation failed: {exc}", url=url) from exc
-            budget = min(self.timeout, 5.0) * 1000
+            budget = min(self.timeout, WAIT_SECONDS) * 1000
             html = page.evaluate(_READ_DOM, wait_for) if wait_for else None
             anchored = html is not None
             if wait_for and not anchored:

@@ -92,3 +92,18 @@ def test_consistent_targets_prefers_structure_recurring_on_all_seeds() -> None:
     assert not notes
     assert {t.element.tag for t in kept[0]} == {"title", "h1"}
     assert {t.element.tag for t in kept[1]} == {"title", "h1"}
+
+
+def test_targets_at_keeps_the_node_read_then_inside_then_around() -> None:
+    from anchorpath.authoring.candidates.ground import targets_at
+
+    doc = parse_html(
+        "<html><body><aside><p>KX-1</p></aside><div><span><b>KX-1</b></span></div></body></html>"
+    )
+    ts = ground_value(DocIndex(doc, "http://x/"), "KX-1", field="code", page="p")
+    paths = {t.describe() for t in targets_at(ts, "/html/body/div/span")}
+    assert paths and all(p.startswith("/html/body/div/span") for p in paths)
+    assert all(
+        t.describe().startswith("/html/body/aside") for t in targets_at(ts, "/html/body/aside/p")
+    )
+    assert targets_at(ts, "/html/body/section") == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from anchorpath.authoring.llm import FakeClient, author_with_llm
@@ -38,3 +39,62 @@ def test_field_rejected_on_one_seed_is_verified_on_the_others(shop: Shop) -> Non
     assert extract(res.selector_file, html, url)[0].values["isbn_13"] == "9780316125581"
     prov = res.selector_file.provenance
     assert (prov.method, prov.model, prov.endpoint) == ("llm", "fake-model", "fake.invalid")
+
+
+_CODES = ["KX-4471", "QM-2093", "TR-8810"]
+
+
+def _decoy_page(i: int) -> str:
+    """The model code twice: under the product heading (the field) and in a labelled
+    "Compare" box, which the structural choice alone prefers."""
+    code = _CODES[i]
+    return f"""<!DOCTYPE html><html><head><title>Item {i}</title></head><body>
+<div id="main"><div class="product"><h1>Item number {i}</h1><p class="sku">{code}</p>
+<p>Colour c{i}x</p></div>
+<div class="box"><h3>Compare</h3><table><tr><th>Model</th><td>{code}</td></tr></table></div>
+</div></body></html>"""
+
+
+def test_the_node_the_model_read_steers_the_xpath() -> None:
+    from anchorpath._config import LLMConfig
+    from anchorpath.authoring.llm.openai_client import OpenAIClient
+    from anchorpath.authoring.llm.testing import FakeOpenAIServer, prompt_text
+    from anchorpath.selectors.evaluate import parse_html
+
+    def answer(body: dict[str, Any]) -> Any:
+        # The scripted model reads the line under the heading (perturbed or not).
+        page = prompt_text(body).split("<page>", 1)[-1]
+        m = re.search(r"^# Item number \d+\s*\n\s*(\S+)", page, re.MULTILINE)
+        return {"model_code": m.group(1) if m else None}
+
+    seeds = [seed_from_html(_decoy_page(i), f"http://shop.test/item/{i}") for i in range(3)]
+    real = "/html/body/div/div[1]/p[1]"
+    with FakeOpenAIServer(answer) as srv:
+        client = OpenAIClient(LLMConfig(base_url=srv.base_url, max_retries=0))
+        res = author_with_llm("shop", seeds, client, [FieldRequest("model_code")])
+    assert res.selector_file is not None and res.result is not None
+    assert {v.read_node for v in res.proposals.verdicts} == {real}
+    xpath = res.selector_file.page_types["detail"].fields["model_code"].xpath
+    for seed in seeds:
+        doc = parse_html(seed.html)
+        hits = doc.xpath(xpath)
+        assert [doc.getroottree().getpath(h) for h in hits] == [real], xpath
+    assert not any("the model read" in p for p in res.result.problems)
+
+
+def test_a_read_node_holding_the_value_inside_longer_text_does_not_override_an_exact_one() -> None:
+    from anchorpath.authoring.induce import author_page_type
+
+    pubs = ["Value Books", "Lantern House", "Barbour Publishing"]
+
+    def page(i: int) -> str:
+        return (
+            f"<html><body><div id='d'><div class='pub'>{pubs[i]} / 200{i} / Paperback</div>"
+            f"<table><tr><th>Publisher</th><td>{pubs[i]}</td></tr></table></div></body></html>"
+        )
+
+    seeds = [seed_from_html(page(i), f"http://shop.test/b/{i}") for i in range(3)]
+    read = {s.source: {"publisher": "/html/body/div/div"} for s in seeds}  # the partial one
+    ex = {s.source: {"publisher": pubs[i]} for i, s in enumerate(seeds)}
+    res = author_page_type(seeds, [FieldRequest("publisher")], ex, read_nodes=read)
+    assert "td" in res.page_type.fields["publisher"].xpath

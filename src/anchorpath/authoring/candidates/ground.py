@@ -36,6 +36,7 @@ __all__ = [
     "itext",
     "norm",
     "signature",
+    "targets_at",
     "text_children",
 ]
 
@@ -348,6 +349,20 @@ def signature(target: Target) -> str:
         + (f":{target.json_key}" if target.json_key else "")
     )
     return "/".join(tags) + "#" + how
+
+
+def targets_at(targets: Sequence[Target], path: str) -> list[Target]:
+    """The targets at the element ``path`` (absolute, as lxml's ``getpath`` writes it: the node
+    a reader was shown to read), else those inside it, else those enclosing it; empty when no
+    target is related to it."""
+
+    def where(t: Target) -> str:
+        return str(t.element.getroottree().getpath(t.element))
+
+    at = [t for t in targets if where(t) == path]
+    inside = [t for t in targets if where(t).startswith(path + "/")]
+    around = [t for t in targets if path.startswith(where(t) + "/")]
+    return at or inside or around
 
 
 def consistent_targets(

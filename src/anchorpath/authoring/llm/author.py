@@ -2,7 +2,8 @@
 
 :func:`author_with_llm` asks the model for values (and fields, when none are given), hands the
 accepted values to the example-value core (grounding, XPath generation, verification and
-mutation scoring — unchanged, deterministic) and assembles a selector file whose provenance
+mutation scoring — deterministic; where perturbation showed which of several nodes with the
+value the model read, grounding keeps that node) and assembles a selector file whose provenance
 names the method ``llm``, the model, the endpoint host and the prompt templates' hash. A field
 that cannot be authored does not sink the site: it is left out and listed with its reason
 (``partial``). :func:`make_client` builds the configured client with its cache and ledger.
@@ -197,6 +198,12 @@ def _core(
 ) -> AuthoringResult:
     if not seeds:
         raise AuthoringError(f"{', '.join(f.name for f in fields)}: no seed with a verified value")
+    # The node perturbation showed the model read is the one grounding keeps (the XPath
+    # chosen then selects it, not another node with the same text).
+    read: dict[str, dict[str, str]] = {}
+    for v in props.verdicts:
+        if v.read_node is not None:
+            read.setdefault(v.seed, {})[v.field] = v.read_node
     return author_page_type(
         seeds,
         fields,
@@ -206,6 +213,7 @@ def _core(
         name=page_type,
         match=match,
         strict=False,
+        read_nodes=read,
     )
 
 
@@ -242,8 +250,9 @@ def _selected_paths(doc: Any, xpath: str) -> list[str] | None:
 def _read_node_notes(
     result: AuthoringResult, props: Proposals, seeds: Sequence[SeedPage]
 ) -> list[str]:
-    """Where perturbation showed the node the model read, say so when the chosen XPath reads
-    the value somewhere else (same text, another node: a person should look)."""
+    """Where perturbation showed the node the model read, say so when the chosen XPath still
+    reads the value somewhere else (grounding kept that node, but no XPath through it held on
+    every seed: same text, another node, a person should look)."""
     docs = {s.source: parse_html(s.html) for s in seeds}
     elsewhere: dict[str, list[tuple[str, str, str]]] = {}
     for v in props.verdicts:

@@ -18,6 +18,7 @@ from anchorpath.authoring.candidates.ground import (
     ground_value,
     grounding_note,
     norm,
+    targets_at,
 )
 from anchorpath.authoring.candidates.scoping import scoped_variants
 from anchorpath.authoring.candidates.xpath_common import XCandidate, value_suffix
@@ -49,8 +50,13 @@ def author_detail(
     mutation_seed: int,
     operators: Sequence[str] | None,
     strict: bool,
+    read_nodes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
-    """Specs, reports and problems for the fields of a detail page type."""
+    """Specs, reports and problems for the fields of a detail page type.
+
+    ``read_nodes`` (seed source -> field -> element path) names the node a reader was shown to
+    read a value at (LLM perturbation grounding): on that seed, that field is grounded there
+    only, so the chosen XPath selects that node rather than another one with the same text."""
     problems: list[str] = []
     grounded: dict[str, list[list[Target]]] = {}
     wants: dict[str, list[Any]] = {}
@@ -77,6 +83,8 @@ def author_detail(
                     ts = [t for vs in per_value for t in vs]
                 else:
                     ts = ground_value(ix, want, field=f.name, page=s.source, ftype=f.type)
+                    read = (read_nodes or {}).get(s.source, {}).get(f.name)
+                    ts = _steer(ts, read, problems, f"field {f.name!r} on page {s.source}")
                     note = grounding_note(ts, want, field=f.name, page=s.source)
                     if note:
                         problems.append(note)
@@ -195,6 +203,25 @@ def author_detail(
         reports[f.name] = rep
         specs[f.name] = field_spec(f, rep, [v for v in values if v])
     return specs, reports, problems
+
+
+def _steer(targets: list[Target], read: str | None, problems: list[str], what: str) -> list[Target]:
+    """Only the targets at the node ``read`` (when given and one is there); else all, noted.
+
+    A node that holds the value only inside a longer text (``"Value Books / 2008 /
+    Paperback"``) does not override one holding exactly the value: the normalisation such a
+    match needs is learnt from the seeds alone, a whole node needs none (the review then says
+    where the model read it)."""
+    if not read or len(targets) < 2:
+        return targets
+    at = targets_at(targets, read)
+    if at and not any(t.exact for t in at) and any(t.exact for t in targets):
+        return targets
+    if at:
+        return at
+    where = targets[0].describe()
+    problems.append(f"{what}: the node read, {read}, holds none of the value's places ({where}, …)")
+    return targets
 
 
 def _list_candidates(
