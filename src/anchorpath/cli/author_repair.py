@@ -158,9 +158,10 @@ def repair_cmd(
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
     anchors); without --yes the review session opens on each repaired page type (the
     failing pages as seeds: look, fix, drop; empty lines from a pipe accept; what you leave
-    there must pass the same adoption check, else nothing is written) and it is then saved to DIR/SITE.json (DIR: --selectors, else the directory the
-    drifted run loaded the file from, else paths.selectors_dir): version bumped, the old version
-    archived under DIR/.history/SITE/, provenance method "repair". Then re-run
+    there must pass the same adoption check, else nothing is written) and it is then saved
+    to DIR/SITE.json (DIR: --selectors, else the directory the drifted run loaded the file
+    from, else paths.selectors_dir): version bumped, the old version archived under
+    DIR/.history/SITE/, provenance method "repair". Then re-run
     the site (`anchorpath run SITE`) to fetch and commit the quarantined day.
 
     \b
