@@ -13,13 +13,14 @@ from anchorpath._errors import AuthoringError, ConfigError
 from anchorpath.authoring.seeds_render import chromium_path, render_seeds, wait_xpath
 from anchorpath.fetch.testing import FaultServer, ok
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium not installed"),
-]
+_CHROMIUM = pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="Debian chromium not installed"
+)
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+@_CHROMIUM
 def test_saved_pages_render_offline_and_urls_go_through_the_fetcher(tmp_path: Path) -> None:
     with FaultServer({"/pixel.js": ok(b"window.x = 1;", "application/javascript")}) as other:
         kr = (
@@ -67,6 +68,9 @@ _LATE = (
 )
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+@_CHROMIUM
 def test_wait_for_selector_reads_content_a_script_inserts_late(tmp_path: Path) -> None:
     f = tmp_path / "late.html"
     f.write_bytes(_LATE)

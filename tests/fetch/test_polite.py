@@ -5,6 +5,7 @@ safety caps, conditional GET, WARC. Small delays (0.2 s) keep the file well unde
 from __future__ import annotations
 
 import itertools
+import time
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import replace
@@ -246,15 +247,15 @@ def test_fetch_many_concurrent_across_origins_sequential_within() -> None:
     try:
         urls = [s.url(f"/p{i}") for i in range(3) for s in servers]
         with PoliteFetcher(replace(CONFIG, global_concurrency=2)) as f:
-            import time
-
             begun = time.monotonic()
             results = list(f.fetch_many(urls))
             took = time.monotonic() - begun
         assert len(results) == 9 and all(isinstance(r, FetchResult) for _, r in results)
         for server in servers:
             assert min(gaps(server.times())) >= DELAY - EPS
-        assert took < 3 * DELAY * 1.1 + 0.5  # 4 requests per origin, origins in parallel
+        # Origins in parallel: ideally 3 paced gaps (0.6 s); one origin after another would take at
+        # least 9 gaps (1.8 s). The bound sits between the two, so load on the machine cannot fail it.
+        assert took < 8 * DELAY
     finally:
         for s in servers:
             s.stop()

@@ -15,27 +15,38 @@ __all__ = ["repair_cmd"]
 
 def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -> Any:
     """The review session on every repaired page type (seeds: its failing snapshots, the
-    verified ones first); the repair as the person leaves it, or ClickException on quit."""
-    import re
-    from dataclasses import replace
+    verified ones first); the repair as the person leaves it, or ClickException on quit.
 
+    Every write from the session is re-verified with the repair's adoption check
+    (``reverify``: last good records on the failing and the last good snapshots, plausible
+    values on the failing ones); a file that fails it is not written, with the reason."""
+    import re
+
+    from anchorpath._errors import AuthoringError
+    from anchorpath.authoring.repair.pipeline import reverify
     from anchorpath.authoring.seeds import seed_from_html
     from anchorpath.bundle import read_bundle
     from anchorpath.cli.author_session import review_and_write
 
     snaps = read_bundle(bundle).failing
     verified = set(result.verified_pages)
-    sf = result.new
+    current = [result]
     for pt_name in dict.fromkeys(c.page_type for c in result.changes):
+        sf = current[-1].new
         rx = re.compile(sf.page_types[pt_name].match)
         mine = sorted((s for s in snaps if rx.search(s.url)), key=lambda s: s.url not in verified)
         pages = [seed_from_html(s.body, s.url, source=s.file) for s in mine[:3]]
         changed = [c.field for c in result.changes if c.page_type == pt_name]
-        kept: list[Any] = []
 
-        def keep(session: Any, _shots: list[Path], kept: list[Any] = kept) -> Any:
-            kept.append(session.build())
-            return kept[-1], []
+        def keep(session: Any, _shots: list[Path], pt_name: str = pt_name) -> Any:
+            checked = reverify(current[-1], session.build())
+            if not checked.adopted:
+                raise AuthoringError(
+                    f"page type {pt_name}: the edited repair fails the adoption check: "
+                    f"{checked.verification.reason()}"
+                )
+            current.append(checked)
+            return checked.new, []
 
         review_and_write(
             sf,
@@ -48,8 +59,7 @@ def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -
             screenshots=screenshots,
             open_images=open_images,
         )
-        sf = kept[-1]
-    return replace(result, new=sf)
+    return current[-1]
 
 
 def _with_llm(result: Any, bundle: Any, site: str) -> Any:
@@ -147,10 +157,11 @@ def repair_cmd(
 
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
     anchors); without --yes the review session opens on each repaired page type (the
-    failing pages as seeds: look, fix, drop; empty lines from a pipe accept) and it is then
-    saved to DIR/SITE.json (DIR: --selectors, else the directory the
-    drifted run loaded the file from, else paths.selectors_dir): version bumped, the old version
-    archived under DIR/.history/SITE/, provenance method "repair". Then re-run
+    failing pages as seeds: look, fix, drop; empty lines from a pipe accept; what you leave
+    there must pass the same adoption check, else nothing is written) and it is then saved
+    to DIR/SITE.json (DIR: --selectors, else the directory the drifted run loaded the file
+    from, else paths.selectors_dir): version bumped, the old version archived under
+    DIR/.history/SITE/, provenance method "repair". Then re-run
     the site (`anchorpath run SITE`) to fetch and commit the quarantined day.
 
     \b

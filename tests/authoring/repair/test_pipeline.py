@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle
+from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle, reverify
 from anchorpath.bundle import read_bundle
 from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
@@ -306,6 +306,48 @@ def test_cli_repair_session_through_a_pipe(bundle: Path, selectors: Path) -> Non
     assert res.exit_code == 0, res.output
     assert "page type detail reviewed" in res.output and "■ name (string)" in res.output
     assert load_selector_file(selectors / f"{SITE}.json").version == 2
+
+
+# Right on the new template (row 3 is "Product name"), wrong on the old one (row 3 is "Price").
+ROW3 = "/descendant::table[1]/tr[3]/td[1]"
+
+
+def _with_name_xpath(sf: Any, xpath: str) -> Any:
+    pt = sf.page_types["detail"]
+    name = replace(pt.fields["name"], xpath=xpath, fallbacks=())
+    return replace(
+        sf, page_types={**sf.page_types, "detail": replace(pt, fields={**pt.fields, "name": name})}
+    )
+
+
+def test_reverify_checks_an_edit_on_the_last_good_snapshots(bundle: Path) -> None:
+    r = plan_repair(bundle)
+    assert reverify(r, r.new).adopted  # the automatic repair, unedited, passes again
+    bad = reverify(r, _with_name_xpath(r.new, ROW3))
+    assert not bad.adopted and bad.unreproduced == ("detail.name",)
+    assert "(last good, last_good/003.html)" in bad.verification.reason()
+    assert 'expected "Alpha widget", got "12"' in bad.verification.reason()
+    # A right new XPath passes: the old XPath is appended as its last fallback.
+    right = "/descendant::th[normalize-space()='Product name'][1]/following-sibling::td[1]"
+    good = reverify(r, _with_name_xpath(r.new, right))
+    assert good.adopted, good.verification.reason()
+    name = good.new.page_types["detail"].fields["name"]
+    assert name.fallbacks == (r.old.page_types["detail"].fields["name"].xpath,)
+    assert [c.field for c in good.changes if c.page_type == "detail"] == ["name", "price"]
+
+
+def test_cli_session_edit_wrong_on_last_good_is_refused(bundle: Path, selectors: Path) -> None:
+    before = (selectors / f"{SITE}.json").read_bytes()
+    args = [SITE, "--bundle", str(bundle), "--selectors", str(selectors), "--no-screenshots"]
+    # list: code, name, link, write; detail: code, then name's XPath edited; accept the rest.
+    answers = "\n" * 5 + f"x\n{ROW3}\n" + "\n" * 10
+    res = CliRunner().invoke(main, ["author", "repair", *args], input=answers)
+    assert res.exit_code == 1, res.output
+    last = res.output.strip().splitlines()[-1]
+    assert last.startswith("Error: not written: page type detail: the edited repair fails the")
+    assert "detail.name on http://127.0.0.1:1111/item?id=A-100 (last good" in last
+    assert (selectors / f"{SITE}.json").read_bytes() == before
+    assert not (selectors / ".history").exists() and not (selectors / "fixtures").exists()
 
 
 def test_cli_refuses_with_fields_named(tmp_path: Path, selectors: Path) -> None:

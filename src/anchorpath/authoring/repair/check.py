@@ -4,13 +4,15 @@ last good records; plus notes on navigation XPaths the repair does not touch."""
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.induce import author_page_type
-from anchorpath.authoring.repair.lastgood import GoodPage, check_last_good
+from anchorpath.authoring.repair.lastgood import GoodPage, changed_fields, check_last_good
 from anchorpath.authoring.repair.match import (
     FailingPage,
     canon,
@@ -26,13 +28,19 @@ from anchorpath.authoring.seeds import SeedPage, seed_from_html
 from anchorpath.bundle import Bundle
 from anchorpath.selectors.evaluate import (
     CompiledSelectors,
+    ExtractionWarning,
     PageResult,
     Record,
     compile_selectors,
     evaluate_page,
+    extract,
     parse_html,
 )
 from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
+
+#: A repaired field must be filled on at least this share of the failing records, relative to
+#: how often the last good records had it.
+FILL_RATIO = 0.9
 
 
 def broken_fields(pages: Sequence[FailingPage], pt: PageType) -> tuple[str, ...]:
@@ -243,6 +251,70 @@ def verify_repair(
                 f"field {fname}: required but empty on {n} record(s) of the failing snapshots"
             )
     return Verification(records, values, tuple(mismatches), counts, tuple(problems))
+
+
+def quiet_extract(sf: SelectorFile, body: bytes | str, url: str) -> list[Record]:
+    """The records ``sf`` extracts from a page, without warnings; none if it cannot be read."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExtractionWarning)
+        try:
+            return extract(sf, body, url)
+        except AnchorpathError:
+            return []
+
+
+def plausibility_problems(
+    sf: SelectorFile, pt: str, names: Sequence[str], bundle: Bundle
+) -> list[str]:
+    """Why the values of fields ``names`` of page type ``pt`` on the failing snapshots are
+    implausible: filled less often than in the last good records, not of the field's type,
+    required but empty (none: fine)."""
+    spec = sf.page_types[pt]
+    good = [r for r in bundle.last_good_records if r.get("_page_type") == pt]
+    recs: list[Record] = []
+    rx = re.compile(spec.match)
+    for snap in bundle.failing:
+        if rx.search(snap.url):
+            recs += [r for r in quiet_extract(sf, snap.body, snap.url) if r.page_type == pt]
+    if not recs:
+        return [f"page type {pt!r}: no record on the failing snapshots"]
+    problems = []
+    for name in names:
+        f = spec.fields[name]
+        had = sum(1 for r in good if canon(r.get(name)) is not None) / len(good) if good else 1.0
+        has = sum(1 for r in recs if canon(r.values.get(name)) is not None) / len(recs)
+        if has < had * FILL_RATIO:
+            problems.append(
+                f"field {pt}.{name}: filled on {has:.0%} of the failing records "
+                f"(last good: {had:.0%})"
+            )
+        bad = [p for r in recs for p in r.problems if p.startswith(f"{name}:")]
+        if bad:
+            problems.append(f"field {pt}.{name}: {len(bad)} value(s) not a {f.type}: {bad[0]}")
+        if f.required and any(name in r.missing for r in recs):
+            problems.append(f"field {pt}.{name}: required but empty on a failing record")
+    return problems
+
+
+def adoption_check(
+    sf: SelectorFile,
+    old: SelectorFile,
+    pages: Sequence[FailingPage],
+    good_by_type: Mapping[str, Sequence[Mapping[str, Any]]],
+    good_pages: Sequence[GoodPage],
+    bundle: Bundle,
+) -> Verification:
+    """The check a repaired file must pass to be adopted (automatic or edited in the session):
+    the matched last good records on the failing snapshots (:func:`verify_repair`), every
+    changed field on the last good snapshots and fixtures (``repair.lastgood``), and plausible
+    values of every changed field on the failing snapshots (:func:`plausibility_problems`)."""
+    v = verify_repair(sf, pages, good_by_type, old=old, good_pages=good_pages)
+    extra = [
+        p
+        for n, names in changed_fields(old, sf).items()
+        for p in plausibility_problems(sf, n, names, bundle)
+    ]
+    return replace(v, problems=v.problems + tuple(p for p in extra if p not in v.problems))
 
 
 def _evaluate(compiled: CompiledSelectors, page: FailingPage) -> PageResult:

@@ -122,7 +122,7 @@ def _pairs(
     """Each last good record with the record extracted now: by key on list pages (else by
     position), the only record on detail pages."""
     if pt.record_root is None:
-        return [("", w, got[0] if got else None) for w in want[:1]]
+        return [(show_key(key_of(w, key) or "-"), w, got[0] if got else None) for w in want[:1]]
     by_key: dict[str, Record] = {}
     for r in got:
         k = key_of(r.values, key)

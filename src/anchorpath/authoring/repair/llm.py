@@ -22,30 +22,31 @@ Otherwise the result is returned unadopted with the reasons, and nothing is writ
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_page_type
-from anchorpath.authoring.repair.check import merge_spec, with_page_types
+from anchorpath.authoring.repair.check import (
+    merge_spec,
+    plausibility_problems,
+    quiet_extract,
+    with_page_types,
+)
 from anchorpath.authoring.repair.lastgood import check_last_good, last_good_pages, prune_fallbacks
-from anchorpath.authoring.repair.match import canon, values_equal
+from anchorpath.authoring.repair.match import values_equal
 from anchorpath.authoring.repair.result import FieldChange, Mismatch, RepairResult, Verification
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage, seed_from_html
 from anchorpath.bundle import Bundle, read_bundle
-from anchorpath.selectors.evaluate import ExtractionWarning, Record, extract
+from anchorpath.selectors.evaluate import Record
 from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = ["LLM_SEEDS", "llm_repair", "unverified_page_types"]
 
 #: Failing snapshots per page type the model reads.
 LLM_SEEDS = 3
-#: A re-authored field must be filled on at least this share of the failing records, relative
-#: to how often the last good records had it.
-FILL_RATIO = 0.9
 
 
 def unverified_page_types(result: RepairResult, bundle: Bundle) -> list[str]:
@@ -63,21 +64,12 @@ def _pt_of(sf: SelectorFile, url: str) -> str | None:
     return pt.name if pt is not None else None
 
 
-def _extract(sf: SelectorFile, body: bytes | str, url: str) -> list[Record]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ExtractionWarning)
-        try:
-            return extract(sf, body, url)
-        except AnchorpathError:
-            return []
-
-
 def _seeds(bundle: Bundle, pt: PageType, sf: SelectorFile) -> list[SeedPage]:
     """Failing snapshots of ``pt`` for the model, list pages with two or more rows first."""
     rx = re.compile(pt.match)
     snaps = [s for s in bundle.failing if rx.search(s.url)]
     if pt.record_root is not None:
-        snaps.sort(key=lambda s: len(_extract(sf, s.body, s.url)) < 2)
+        snaps.sort(key=lambda s: len(quiet_extract(sf, s.body, s.url)) < 2)
     return [seed_from_html(s.body, s.url, source=s.url) for s in snaps[:LLM_SEEDS]]
 
 
@@ -92,35 +84,6 @@ def _same(got: Any, want: Any) -> bool:
             values_equal(g, w) for g, w in zip(got, want, strict=True)
         )
     return values_equal(got, want)
-
-
-def _check_failing(sf: SelectorFile, pt: str, names: Sequence[str], bundle: Bundle) -> list[str]:
-    """Why the repaired fields' values on the failing snapshots are implausible (none: fine)."""
-    spec = sf.page_types[pt]
-    good = [r for r in bundle.last_good_records if r.get("_page_type") == pt]
-    recs: list[Record] = []
-    rx = re.compile(spec.match)
-    for snap in bundle.failing:
-        if rx.search(snap.url):
-            recs += [r for r in _extract(sf, snap.body, snap.url) if r.page_type == pt]
-    if not recs:
-        return [f"page type {pt!r}: no record on the failing snapshots"]
-    problems = []
-    for name in names:
-        f = spec.fields[name]
-        had = sum(1 for r in good if canon(r.get(name)) is not None) / len(good) if good else 1.0
-        has = sum(1 for r in recs if canon(r.values.get(name)) is not None) / len(recs)
-        if has < had * FILL_RATIO:
-            problems.append(
-                f"field {pt}.{name}: filled on {has:.0%} of the failing records "
-                f"(last good: {had:.0%})"
-            )
-        bad = [p for r in recs for p in r.problems if p.startswith(f"{name}:")]
-        if bad:
-            problems.append(f"field {pt}.{name}: {len(bad)} value(s) not a {f.type}: {bad[0]}")
-        if f.required and any(name in r.missing for r in recs):
-            problems.append(f"field {pt}.{name}: required but empty on a failing record")
-    return problems
 
 
 def llm_repair(
@@ -159,7 +122,7 @@ def llm_repair(
         props = propose(client, seeds, reqs, budget=budget, perturbation_rounds=perturbation_rounds)
         notes += [f"LLM: {p}" for p in props.problems]
         # Fields whose old XPath already gives the model's values on every seed stay as they are.
-        old_vals = {s.source: _extract(result.old, s.html, s.url) for s in seeds}
+        old_vals = {s.source: quiet_extract(result.old, s.html, s.url) for s in seeds}
         broken = []
         for k in old_pt.fields:
             asked = [props.examples.get(s.source, {}).get(k) for s in seeds]
@@ -228,7 +191,7 @@ def llm_repair(
         r, v, mm = check_last_good(trial, result.old, good_pages, (n,))
         records, values = records + r, values + v
         mismatches += mm
-        problems += _check_failing(trial, n, take, bundle)
+        problems += plausibility_problems(trial, n, take, bundle)
         matched[n] = r
     new_sf = with_page_types(sf, repaired)
     counts: dict[str, int] = {}

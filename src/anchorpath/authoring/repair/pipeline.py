@@ -52,6 +52,7 @@ from typing import Any
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._version import __version__
 from anchorpath.authoring.repair.check import (
+    adoption_check,
     apply_authored,
     broken_fields,
     navigation_notes,
@@ -59,7 +60,7 @@ from anchorpath.authoring.repair.check import (
     verify_repair,
     with_page_types,
 )
-from anchorpath.authoring.repair.lastgood import last_good_pages, prune_fallbacks
+from anchorpath.authoring.repair.lastgood import changed_fields, last_good_pages, prune_fallbacks
 from anchorpath.authoring.repair.match import FailingPage, match_page, page_text
 from anchorpath.authoring.repair.result import (
     FieldChange,
@@ -75,11 +76,12 @@ from anchorpath.selectors.evaluate import (
     parse_html,
 )
 from anchorpath.selectors.load import load_selector_file, save_selector_file
-from anchorpath.selectors.model import Fixture, PageType, Provenance, Seed
+from anchorpath.selectors.model import Fixture, PageType, Provenance, Seed, SelectorFile
 
 __all__ = [
     "plan_repair",
     "repair_from_bundle",
+    "reverify",
     "save_repair",
 ]
 
@@ -98,7 +100,11 @@ def plan_repair(bundle_dir: str | Path, *, mutation_seed: int = 0) -> RepairResu
         return _plan(bundle, mutation_seed)
 
 
-def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
+def _failing_pages(
+    bundle: Bundle,
+) -> tuple[list[FailingPage], dict[str, list[Mapping[str, Any]]], list[str]]:
+    """Step 1: the failing snapshots paired with last good records, the last good records by
+    page type, and notes on snapshots of no page type."""
     sf = bundle.selector
     compiled = compile_selectors(sf)
     good_by_type: dict[str, list[Mapping[str, Any]]] = {}
@@ -122,6 +128,12 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
         page = FailingPage(snap, pt, doc, page_text(doc), evaluate_page(compiled, doc, snap.url))
         match_page(page, good_by_type.get(pt.name, []), sf.key, snap.url)
         pages.append(page)
+    return pages, good_by_type, notes
+
+
+def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
+    sf = bundle.selector
+    pages, good_by_type, notes = _failing_pages(bundle)
     by_type: dict[str, list[FailingPage]] = {}
     for p in pages:
         by_type.setdefault(p.page_type.name, []).append(p)
@@ -198,7 +210,7 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
                 )
             )
     new_sf = with_page_types(sf, repaired)
-    verification = verify_repair(new_sf, pages, good_by_type, old=sf, good_pages=good_pages)
+    verification = adoption_check(new_sf, sf, pages, good_by_type, good_pages, bundle)
     notes += navigation_notes(sf, bundle, pages)
     for flagged in bundle.failing_fields:
         pt_name, _, fname = str(flagged).partition(".")
@@ -220,6 +232,36 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
         notes=tuple(dict.fromkeys(notes)),
         verified_pages=tuple(p.snap.url for p in pages if p.matches),
     )
+
+
+def reverify(result: RepairResult, new: SelectorFile) -> RepairResult:
+    """``result`` with ``new`` — the repaired file as a person left it in the review session —
+    put through the same adoption check as the automatic repair: the changed fields' fallbacks
+    pruned and the old XPath kept last (``repair.lastgood``), then :func:`adoption_check`.
+    The returned result is adopted only if the edited file passes."""
+    bundle = read_bundle(result.bundle)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExtractionWarning)
+        pages, good_by_type, _notes = _failing_pages(bundle)
+        good = last_good_pages(bundle)
+        pts = {
+            n: prune_fallbacks(new, result.old, n, good) for n in changed_fields(result.old, new)
+        }
+        new = with_page_types(new, pts)
+        verification = adoption_check(new, result.old, pages, good_by_type, good, bundle)
+    changes = []
+    for n, names in changed_fields(result.old, new).items():
+        old_pt, new_pt = result.old.page_types[n], new.page_types[n]
+        for name in names:
+            if name not in old_pt.fields:
+                continue
+            o, f = old_pt.fields[name], new_pt.fields[name]
+            changes.append(
+                FieldChange(
+                    n, name, o.xpath, f.xpath, o.anchor, f.anchor, f.robustness, f.fallbacks
+                )
+            )
+    return replace(result, new=new, verification=verification, changes=tuple(changes))
 
 
 # -- saving ---------------------------------------------------------------------------------------

@@ -67,6 +67,14 @@ class Verification:
     def ok(self) -> bool:
         return self.records_checked > 0 and not self.mismatch_counts and not self.problems
 
+    def reason(self) -> str:
+        """Why the check failed, in one line (the first mismatch or problem, and a count)."""
+        items = [m.describe() for m in self.mismatches] + list(self.problems)
+        if not items:
+            return "no last good record was checked" if not self.records_checked else "passed"
+        more = sum(self.mismatch_counts.values()) + len(self.problems) - 1
+        return items[0] + (f" (and {more} more)" if more > 0 else "")
+
     @property
     def failed_fields(self) -> tuple[str, ...]:
         """``page_type.field`` names that could not be reproduced, in first-seen order."""
