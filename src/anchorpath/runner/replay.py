@@ -44,7 +44,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,7 @@ __all__ = [
     "ReplayedRun",
     "Shard",
     "extract_batch",
+    "extract_runs",
     "extract_shard",
     "parse_time",
     "replay_site",
@@ -184,6 +185,39 @@ def _is_robots(url: str) -> bool:
 def extract_batch(progress: Progress, shards: list[Shard]) -> list[list[ArchivedOut]]:
     """:func:`extract_shard` of several shards (one executor task)."""
     return [extract_shard(progress, shard) for shard in shards]
+
+
+@dataclass(frozen=True)
+class RunShards:
+    """The shards of one replayed run (its WARC segments, in order)."""
+
+    shards: tuple[Shard, ...]
+
+
+@dataclass(frozen=True)
+class RunOut:
+    """A run's extracted shards and, when its pages needed no earlier run (no ``304``), its
+    checks, computed where it was extracted."""
+
+    outs: list[list[ArchivedOut]]
+    checks: RunChecks | None
+
+
+def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
+    """:func:`extract_shard` of every shard of several runs (one executor task); a run whose
+    pages are all in its own segments is also assembled and checked here (:func:`check_run`),
+    so its records do not travel to a worker a second time. Runs with ``304`` answers are
+    checked later, once the pages they stand for are known."""
+    out: list[RunOut] = []
+    for run in runs:
+        outs = [extract_shard(progress, shard) for shard in run.shards]
+        checks: RunChecks | None = None
+        pages_out, asked, _failed = _assemble([o for seg in outs for o in seg])
+        if run.shards and all(o.status != 304 for o in pages_out):
+            pages, records, _unresolved, _blocked = _pages_of(pages_out, asked, _no_history)
+            checks = check_run(progress, CheckJob(run.shards[0].sf_text, records, pages))
+        out.append(RunOut(outs, checks))
+    return out
 
 
 def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
@@ -406,6 +440,45 @@ def _assemble(
     return pages, asked, failed
 
 
+def _no_history(o: ArchivedOut) -> ArchivedOut | None:
+    return None
+
+
+def _pages_of(
+    pages_out: Sequence[ArchivedOut],
+    asked: Mapping[str, str],
+    resolve: Callable[[ArchivedOut], ArchivedOut | None],
+) -> tuple[list[PageEntry], list[RecordEntry], list[str], str | None]:
+    """A run's pages and records from its assembled responses (``304`` answers resolved by
+    ``resolve``): pages, records, unresolved URLs, and the wall that stopped it, if any."""
+    records: list[RecordEntry] = []
+    pages: list[PageEntry] = []
+    unresolved: list[str] = []
+    blocked: str | None = None
+    for o in pages_out:
+        src = o
+        if o.status == 304:
+            found = resolve(o)
+            if found is None:
+                unresolved.append(o.url)
+                continue
+            src = found
+        if src.blocked:
+            blocked = src.blocked
+            break
+        assert src.page is not None
+        page = replace(
+            src.page,
+            url=asked.get(o.url, o.url),
+            final_url=o.url,
+            status=o.status,
+            source="archive",
+        )
+        pages.append(page)
+        records += src.records
+    return pages, records, unresolved, blocked
+
+
 class _Replayer:
     def __init__(
         self,
@@ -463,6 +536,31 @@ class _Replayer:
                 results[k] = outs
         return results
 
+    def extract_runs(self, runs: list[RunShards]) -> list[RunOut]:
+        """Every run's shards extracted (and checked where possible) on the executor, in
+        batches of runs, in the order given."""
+        results: list[RunOut | None] = [None] * len(runs)
+        batches = self._batches(len(runs))
+        names = [
+            f"extract-{Path(runs[b[0]].shards[0].path).parent.name if runs[b[0]].shards else b[0]}"
+            for b in batches
+        ]
+        for i, res in self.executor.run(
+            extract_runs,
+            [[runs[k] for k in b] for b in batches],
+            progress=self.progress,
+            io_bound=False,
+            max_in_flight=self.max_in_flight,
+            names=names,
+        ):
+            if isinstance(res, BaseException):
+                first = runs[batches[i][0]].shards
+                where = first[0].path if first else "replay"
+                raise RunError(f"{where}: replay failed: {res}") from res
+            for k, out in zip(batches[i], res, strict=True):
+                results[k] = out
+        return [r if r is not None else RunOut([], None) for r in results]
+
     def remember(self, outs: Sequence[ArchivedOut]) -> None:
         for o in outs:
             if o.page is not None:
@@ -504,52 +602,38 @@ class _Replayer:
         # (a gone listing page is an error).
         rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
         rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
-        records: list[RecordEntry] = []
-        pages: list[PageEntry] = []
-        for o in pages_out:
-            src = o
-            if o.status == 304:
-                found = self.resolve(o)
-                if found is None:
-                    rr.unresolved.append(o.url)
-                    continue
-                src = found
-            if src.blocked:
-                rr._blocked = src.blocked
-                break
-            assert src.page is not None
-            page = replace(
-                src.page,
-                url=asked.get(o.url, o.url),
-                final_url=o.url,
-                status=o.status,
-                source="archive",
-            )
-            pages.append(page)
-            records += src.records
+        pages, records, unresolved, blocked = _pages_of(pages_out, asked, self.resolve)
+        rr.unresolved += unresolved
+        if blocked:
+            rr._blocked = blocked
         self.remember(outs)
         rr.pages = len(pages)
         rr._records, rr._pages = records, pages
         rr.records = sum(1 for r in records if r.page_type in self.emit)
         return rr
 
-    def check(self, runs: list[ReplayedRun]) -> list[RunChecks]:
-        """Validation and field statistics of every assembled run, on the executor."""
-        jobs = [CheckJob(self.sf_text, rr._records, rr._pages) for rr in runs]
-        out: list[RunChecks | None] = [None] * len(jobs)
-        batches = self._batches(len(jobs))
+    def check(
+        self, runs: list[ReplayedRun], done: Sequence[RunChecks | None] = ()
+    ) -> list[RunChecks]:
+        """Validation and field statistics of every assembled run: those in ``done`` (checked
+        where they were extracted) as they are, the others on the executor."""
+        out: list[RunChecks | None] = list(done) or [None] * len(runs)
+        todo = [k for k, c in enumerate(out) if c is None]
+        jobs = [CheckJob(self.sf_text, runs[k]._records, runs[k]._pages) for k in todo]
+        batches = self._batches(len(jobs)) if jobs else []
         for i, res in self.executor.run(
             check_batch,
-            [[jobs[k] for k in b] for b in batches],
+            [[jobs[j] for j in b] for b in batches],
             progress=self.progress,
             io_bound=False,
             max_in_flight=self.max_in_flight,
-            names=[f"check-{runs[b[0]].run_id}" for b in batches],
+            names=[f"check-{runs[todo[b[0]]].run_id}" for b in batches],
         ):
             if isinstance(res, BaseException):
-                raise RunError(f"run {runs[batches[i][0]].run_id}: replay check failed: {res}")
-            for k, checks in zip(batches[i], res, strict=True):
-                out[k] = checks
+                first = runs[todo[batches[i][0]]].run_id
+                raise RunError(f"run {first}: replay check failed: {res}")
+            for j, checks in zip(batches[i], res, strict=True):
+                out[todo[j]] = checks
         return [c for c in out if c is not None]
 
     def decide(
@@ -694,17 +778,14 @@ def _replay(
     t0 = window[0].started_at
     rep = _Replayer(options, sf, sf_path, store, executor, report, max_in_flight)
 
-    # 1. Extraction: one shard per WARC segment of every replayed run, in parallel.
-    shards: list[Shard] = []
-    owner: list[int] = []
-    for k, run in enumerate(window):
-        for seg in _segments(run):
-            shards.append(Shard(rep.sf_text, seg))
-            owner.append(k)
-    report("plan", {"runs": len(window), "shards": len(shards)})
-    per_run: list[list[ArchivedOut]] = [[] for _ in window]
-    for k, outs in zip(owner, rep.extract(shards), strict=True):
-        per_run[k] += outs
+    # 1. Extraction: one shard per WARC segment of every replayed run, a run's shards in one
+    #    task, in parallel; a run that needs no earlier run's pages is checked there too.
+    run_shards = [
+        RunShards(tuple(Shard(rep.sf_text, seg) for seg in _segments(run))) for run in window
+    ]
+    report("plan", {"runs": len(window), "shards": sum(len(r.shards) for r in run_shards)})
+    extracted = rep.extract_runs(run_shards)
+    per_run: list[list[ArchivedOut]] = [[o for seg in r.outs for o in seg] for r in extracted]
     # 304s of the first runs may need bodies archived before the window.
     needed: set[str] = set()
     have: set[str] = set()
@@ -724,7 +805,7 @@ def _replay(
                 scratch.commit_run(r)
         scratch.seed_records(site, store.records_as_of(site, t0), run_id="seed", at=t0)
         replayed = [rep.assemble(run, per_run[k]) for k, run in enumerate(window)]
-        checked = rep.check(replayed)
+        checked = rep.check(replayed, [r.checks for r in extracted])
         for rr, run, chk in zip(replayed, window, checked, strict=True):
             rep.decide(rr, run, chk, scratch, options.state_dir)
             report("run", {"run_id": run.id, "verdict": rr.verdict})
