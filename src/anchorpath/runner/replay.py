@@ -31,10 +31,12 @@ Two destinations:
     its own events were computed against). Runs that the store had not committed (drift,
     empty-source) are committed with verdict ``replayed`` and selector version N.
 
-Extraction is the heavy part: it runs as one task per WARC segment (a *shard*) on the
-executor (:mod:`anchorpath.runner.executor`: local threads, or Dask workers reading the
-segments from the shared state directory); the gate and every database write stay in this
-process.
+Extraction is the heavy part: it runs on the executor (:mod:`anchorpath.runner.executor`:
+local threads, or Dask workers reading the segments from the shared state directory), the WARC
+segments (*shards*) of one run in one task, batched. A run whose pages are all in its own
+segments (no ``304`` that an earlier run's page stands for) is also validated and measured in
+that task, so its records travel once; the others are checked in a second wave once the
+earlier pages are known. The gate and every database write stay in this process.
 """
 
 from __future__ import annotations
