@@ -91,6 +91,10 @@ class Executor(Protocol):
         names: Sequence[str] | None = None,
     ) -> Iterator[tuple[int, Any]]: ...
 
+    def capacity(self) -> int | None:
+        """How many CPU-bound tasks run at once (worker threads), None when unbounded."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -126,6 +130,10 @@ class LocalExecutor:
                 for fut in done:
                     exc = fut.exception()
                     yield futures[fut], (exc if exc is not None else fut.result())
+
+    def capacity(self) -> int | None:
+        """Threads are made as needed (``max_in_flight``)."""
+        return None
 
     def close(self) -> None:
         """Nothing to release."""
@@ -193,6 +201,12 @@ class DaskExecutor:
         """How many workers the scheduler knows right now."""
         info = self.client.scheduler_info()
         return len(info.get("workers", {}))
+
+    def capacity(self) -> int | None:
+        """The worker threads the scheduler knows right now (None: no worker yet)."""
+        workers = self.client.scheduler_info().get("workers", {})
+        threads = sum(int(w.get("nthreads", 1) or 1) for w in workers.values())
+        return threads or None
 
     def run(
         self,

@@ -511,10 +511,18 @@ class _Replayer:
                 return bool(pt.record_root)
         return False
 
+    @property
+    def in_flight(self) -> int:
+        """Tasks in flight at once: ``max_in_flight``, at most two per Dask worker thread (the
+        scheduler then balances them as the workers finish)."""
+        slots = self.executor.capacity()
+        return self.max_in_flight if slots is None else max(1, min(self.max_in_flight, 2 * slots))
+
     def _batches(self, n: int) -> list[range]:
-        """``n`` items in contiguous batches: a few per task in flight, so that tasks are
-        large enough to hide the executor's per-task cost and still balance."""
-        count = max(1, min(n, 2 * self.max_in_flight))
+        """``n`` items in contiguous batches: a few per task in flight (per worker thread on
+        Dask: every task costs the submitting process scheduling and a transfer), so that
+        tasks are large enough to hide the executor's per-task cost and still balance."""
+        count = max(1, min(n, 2 * self.in_flight))
         size = -(-n // count)
         return [range(i, min(n, i + size)) for i in range(0, n, size)]
 
@@ -528,7 +536,7 @@ class _Replayer:
             [[shards[k] for k in b] for b in batches],
             progress=self.progress,
             io_bound=False,
-            max_in_flight=self.max_in_flight,
+            max_in_flight=self.in_flight,
             names=names,
         ):
             if isinstance(res, BaseException):
@@ -552,7 +560,7 @@ class _Replayer:
             [[runs[k] for k in b] for b in batches],
             progress=self.progress,
             io_bound=False,
-            max_in_flight=self.max_in_flight,
+            max_in_flight=self.in_flight,
             names=names,
         ):
             if isinstance(res, BaseException):
@@ -628,7 +636,7 @@ class _Replayer:
             [[jobs[j] for j in b] for b in batches],
             progress=self.progress,
             io_bound=False,
-            max_in_flight=self.max_in_flight,
+            max_in_flight=self.in_flight,
             names=[f"check-{runs[todo[b[0]]].run_id}" for b in batches],
         ):
             if isinstance(res, BaseException):
