@@ -131,15 +131,20 @@ def execute_run(
                 console.print(_safe(data.get("message", "")))
 
         return run_site(options, fetcher_factory=fetcher_factory, progress=notes)
-    with Progress(
+    with _spinner(console) as progress:
+        return run_site(options, fetcher_factory=fetcher_factory, progress=_Display(progress))
+
+
+def _spinner(console: Console) -> Progress:
+    """The transient progress line of `run` and `run --all`: spinner, site, status, elapsed."""
+    return Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
         TextColumn("[dim]{task.fields[status]}"),
         TimeElapsedColumn(),
         console=console,
         transient=True,
-    ) as progress:
-        return run_site(options, fetcher_factory=fetcher_factory, progress=_Display(progress))
+    )
 
 
 def print_summary(result: RunResult, console: Console, *, elapsed: float | None = None) -> None:
@@ -482,14 +487,7 @@ def _run_all_cmd(
             if quiet:
                 result = run_all(options, executor=pool)
             else:
-                with Progress(
-                    SpinnerColumn(),
-                    TextColumn("[bold]{task.description}"),
-                    TextColumn("[dim]{task.fields[status]}"),
-                    TimeElapsedColumn(),
-                    console=console,
-                    transient=True,
-                ) as progress:
+                with _spinner(console) as progress:
                     result = run_all(options, executor=pool, progress=_AllDisplay(progress))
         finally:
             pool.close()
