@@ -167,7 +167,7 @@ def test_workers_leave_when_the_submitting_process_is_killed(tmp_path: Path) -> 
         "from anchorpath.runner.workers import ProcessExecutor\n"
         "if __name__ == '__main__':\n"
         "    pool = ProcessExecutor(2).start()\n"
-        "    print(' '.join(str(w.process.pid) for w in pool._workers), flush=True)\n"
+        "    print(' '.join(map(str, pool.pids())), flush=True)\n"
         "    time.sleep(60)\n"
     )
     path = tmp_path / "submitter.py"

@@ -130,6 +130,10 @@ class ProcessExecutor:
         """One CPU-bound task at a time per worker process."""
         return self.processes
 
+    def pids(self) -> list[int]:
+        """The process ids of the workers (empty before :meth:`start`)."""
+        return [int(w.process.pid) for w in self._workers]
+
     def close(self) -> None:
         """Stop the workers (after their running tasks) and release the queues."""
         for w in self._workers:
