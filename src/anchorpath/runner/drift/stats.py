@@ -15,10 +15,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import PageType
@@ -207,14 +207,16 @@ def _plain(obj: Any) -> Any:
 
 
 _NUMBER = re.compile(r"^[+\-−]?[$€£¥₩]?\s?\d[\d,. ]*(?:[%]|[A-Za-z]{0,3})?$")
-_DATE_RX = (
-    re.compile(r"^\d{4}[-./]\s?\d{1,2}[-./]\s?\d{1,2}\.?(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"),
-    re.compile(r"^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$"),
-    re.compile(r"^\d{4}년\s?\d{1,2}월\s?\d{1,2}일"),
+# One pattern for the three date shapes read without strptime (alternatives in this order).
+_DATE_RX = re.compile(
+    r"\d{4}[-./]\s?\d{1,2}[-./]\s?\d{1,2}\.?(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$"
+    r"|\d{4}년\s?\d{1,2}월\s?\d{1,2}일"
 )
-_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%b. %d, %Y", "%Y%m%d")
+_MONTH_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%b. %d, %Y")
+_DIGIT_FORMATS = ("%Y%m%d",)
 # Only a text with an (English, C-locale) month name, or of digits and spaces only, can match
-# a format of ``_DATE_FORMATS``: strptime, slow, is tried on those only.
+# one of these formats: strptime, slow, is tried on those only.
 _MAYBE_DATE = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|^[\d\s]+$", re.I)
 
 
@@ -226,13 +228,14 @@ def _is_numeric(value: Any) -> bool:
     return bool(_NUMBER.match(str(value).strip()))
 
 
-def _is_date(value: Any) -> bool:
-    text = str(value).strip()
-    if any(rx.match(text) for rx in _DATE_RX):
+def _is_date(text: str, digits: int, letters: int) -> bool:
+    """Whether the (stripped) ``text``, holding so many digits and letters, reads as a date."""
+    if _DATE_RX.match(text):
         return True
-    if len(text) > 20 or not any(c.isdigit() for c in text) or not _MAYBE_DATE.search(text):
+    if len(text) > 20 or not digits or not _MAYBE_DATE.search(text):
         return False
-    for fmt in _DATE_FORMATS:
+    # A month name is letters; ``%Y%m%d`` is digits only: try the formats that can match.
+    for fmt in _MONTH_FORMATS if letters else _DIGIT_FORMATS:
         try:
             datetime.strptime(text, fmt)
         except ValueError:
@@ -254,18 +257,29 @@ def _char_class(ch: str) -> str:
     return ch
 
 
+class _CharTable(dict[int, str]):
+    """A ``str.translate`` table filled on first sight of a character (the classes of a
+    character never change): the per-character work runs once per process, not per value."""
+
+    def __init__(self, classify: Callable[[str], str]) -> None:
+        super().__init__()
+        self._classify = classify
+
+    def __missing__(self, code: int) -> str:
+        out = self[code] = self._classify(chr(code))
+        return out
+
+
+# Each character as its shape class (:func:`_char_class`); white space stays white space.
+_SHAPE_TABLE = _CharTable(_char_class)
+_RUNS = re.compile(r"(.)\1*", re.DOTALL)  # a character and its repeats: findall keeps one
+
+
 def shape_signature(value: Any, tokens: int = 3) -> str:
     """RAPTURE-style token shape: character classes, repeats collapsed, first ``tokens`` tokens."""
-    parts = str(value).split()
-    shapes = []
-    for tok in parts[:tokens]:
-        out: list[str] = []
-        for ch in tok:
-            c = _char_class(ch)
-            if not out or out[-1] != c:
-                out.append(c)
-        shapes.append("".join(out))
-    sig = " ".join(shapes)
+    parts = str(value).split(None, tokens)  # the first ``tokens`` tokens, then the rest if any
+    # No class is white space, so classes repeat within a token only: one pass over all tokens.
+    sig = "".join(_RUNS.findall(" ".join(parts[:tokens]).translate(_SHAPE_TABLE)))
     return sig + "…" if len(parts) > tokens else sig
 
 
@@ -305,19 +319,22 @@ def affix(texts: Sequence[str], *, suffix: bool) -> tuple[str, int]:
     """The token prefix (or suffix) of one to three tokens that most of the distinct ``texts``
     share as a proper part (a value equal to it does not count): ``(text, how many)``, or
     ``("", 0)`` when none is shared by more than half of them and by at least two."""
-    distinct = sorted({t for t in texts if t})
-    tokens = [t.split() for t in distinct]
+    return _affix([t.split() for t in sorted({t for t in texts if t})], suffix=suffix)
+
+
+def _affix(tokens: Sequence[list[str]], *, suffix: bool) -> tuple[str, int]:
+    """:func:`affix` of the distinct texts, sorted and split into tokens."""
     best: tuple[str, ...] = ()
     best_n = 0
     for width in (3, 2, 1):  # longest first: it wins ties
         counts = Counter(
-            tuple(tk[-width:] if suffix else tk[:width]) for tk in tokens if len(tk) > width
+            [tuple(tk[-width:] if suffix else tk[:width]) for tk in tokens if len(tk) > width]
         )
         for tokens_, n in counts.most_common(3):
             if n > best_n and _affix_ok(tokens_):
                 best, best_n = tokens_, n
                 break
-    if best_n < 2 or best_n <= 0.5 * len(distinct):
+    if best_n < 2 or best_n <= 0.5 * len(tokens):
         return "", 0
     return " ".join(best)[:80], best_n
 
@@ -325,18 +342,56 @@ def affix(texts: Sequence[str], *, suffix: bool) -> tuple[str, int]:
 _PUNCT = re.compile(r"[^\w\s]")
 
 
-def _profile(texts: Sequence[str]) -> list[float]:
-    """Mean digit, punctuation and upper-case shares of ``texts`` (see ``FieldStats.profile``)."""
-    if not texts:
+def _profile_class(ch: str) -> str:
+    """``d`` digit, ``U`` upper-case letter, ``l`` other letter, ``p`` punctuation, else ``""``."""
+    if ch.isdigit():
+        return "d"
+    if ch.isalpha():
+        return "U" if ch.isupper() else "l"
+    return "p" if _PUNCT.match(ch) else ""
+
+
+# Each character as its profile class (:func:`_profile_class`); others dropped.
+_PROFILE_TABLE = _CharTable(_profile_class)
+
+
+class _TextFacts(NamedTuple):
+    """What the statistics read of one distinct filled text."""
+
+    shape: str
+    digest: str
+    numeric: bool  # as a str value (see ``_is_numeric``)
+    date: bool
+    profile: tuple[float, float, float]  # digit, punctuation and upper-case shares
+
+
+def _text_facts(text: str) -> _TextFacts:
+    classes = text.translate(_PROFILE_TABLE)
+    n = max(1, len(text))
+    digits = classes.count("d")
+    upper = classes.count("U")
+    letters = upper + classes.count("l")
+    return _TextFacts(
+        shape=shape_signature(text),
+        digest=_value_hash(text),
+        numeric=bool(_NUMBER.match(text)),
+        date=_is_date(text, digits, letters),
+        profile=(digits / n, classes.count("p") / n, upper / letters if letters else 0.0),
+    )
+
+
+def _profile(facts: Sequence[_TextFacts]) -> list[float]:
+    """Mean digit, punctuation and upper-case shares of the filled texts (in their order; see
+    ``FieldStats.profile``)."""
+    if not facts:
         return []
     digits = punct = upper = 0.0
-    for t in texts:
-        n = max(1, len(t))
-        digits += sum(ch.isdigit() for ch in t) / n
-        punct += len(_PUNCT.findall(t)) / n
-        letters = [ch for ch in t if ch.isalpha()]
-        upper += sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
-    k = len(texts)
+    for f in facts:
+        d, p, u = f.profile
+        digits += d
+        punct += p
+        upper += u
+    k = len(facts)
     return [round(digits / k, 4), round(punct / k, 4), round(upper / k, 4)]
 
 
@@ -354,39 +409,52 @@ def _field_stats(
     anchor: tuple[int, int],
     template: Sequence[bool] | None = None,
 ) -> FieldStats:
-    texts = [_as_text(v).strip() for v in values]
-    filled = [(v, t) for v, t in zip(values, texts, strict=True) if t]
-    lengths = [len(t) for _, t in filled]
+    texts = [v.strip() if type(v) is str else _as_text(v).strip() for v in values]
+    plain = [t for t in texts if t]
+    lengths = [len(t) for t in plain]
     mean = sum(lengths) / len(lengths) if lengths else 0.0
     var = sum((x - mean) ** 2 for x in lengths) / len(lengths) if lengths else 0.0
-    shapes = Counter(shape_signature(t) for _, t in filled)
+    # Every distinct text is read once (fields repeat values: categories, template text).
+    seen = Counter(plain)  # in order of first occurrence, as the counters below
+    facts = {t: _text_facts(t) for t in seen}
+    shapes: Counter[str] = Counter()
+    values_seen: Counter[str] = Counter()
+    for t, c in seen.items():
+        shapes[facts[t].shape] += c
+        values_seen[facts[t].digest] += c
     top = dict(shapes.most_common(MAX_SHAPES))
-    values_seen = Counter(_value_hash(t) for _, t in filled)
     top_values = dict(values_seen.most_common(MAX_VALUES))
     tokens: list[str] = []
     grams: list[str] = []
     if len(values_seen) == 1:
-        tokens, grams = _fingerprint(filled[0][1])
-    plain = [t for _, t in filled]
-    prefix, prefix_n = affix(plain, suffix=False)
-    suffix_, suffix_n = affix(plain, suffix=True)
+        tokens, grams = _fingerprint(plain[0])
+    split = [t.split() for t in sorted(seen)]
+    prefix, prefix_n = _affix(split, suffix=False)
+    suffix_, suffix_n = _affix(split, suffix=True)
+    # A str value is numeric as its text is; other values (numbers, lists) are read one by one.
+    others = [v for v, t in zip(values, texts, strict=True) if t and type(v) is not str]
+    numeric = sum(1 for v in others if _is_numeric(v))
+    as_str = seen
+    if others:
+        as_str = Counter(t for v, t in zip(values, texts, strict=True) if t and type(v) is str)
+    numeric += sum(c for t, c in as_str.items() if facts[t].numeric)
     in_template = None
     if template is not None:
         in_template = sum(1 for t, hit in zip(texts, template, strict=True) if t and hit)
     return FieldStats(
         count=len(values),
-        filled=len(filled),
+        filled=len(plain),
         len_mean=mean,
         len_std=math.sqrt(var),
-        numeric=sum(1 for v, _ in filled if _is_numeric(v)),
-        dates=sum(1 for _, t in filled if _is_date(t)),
-        distinct=len({t for _, t in filled}),
+        numeric=numeric,
+        dates=sum(c for t, c in seen.items() if facts[t].date),
+        distinct=len(seen),
         shapes=top,
-        shape_other=len(filled) - sum(top.values()),
+        shape_other=len(plain) - sum(top.values()),
         shape_singletons=sum(1 for c in shapes.values() if c == 1),
         values=top_values,
-        value_other=len(filled) - sum(top_values.values()),
-        pattern_ok=sum(1 for _, t in filled if pattern.search(t)) if pattern else None,
+        value_other=len(plain) - sum(top_values.values()),
+        pattern_ok=sum(c for t, c in seen.items() if pattern.search(t)) if pattern else None,
         anchor_pages=anchor[0],
         anchor_present=anchor[1],
         const_tokens=tokens,
@@ -395,7 +463,7 @@ def _field_stats(
         prefix_n=prefix_n,
         suffix=suffix_,
         suffix_n=suffix_n,
-        profile=_profile(plain),
+        profile=_profile([facts[t] for t in plain]),
         template=in_template,
     )
 
