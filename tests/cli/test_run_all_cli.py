@@ -37,7 +37,7 @@ def test_bad_executor_is_one_line(tmp_path: Path) -> None:
         main, ["run", "--all", "--selectors", str(tmp_path), "--executor", "ray://x"]
     )
     assert result.exit_code == 1
-    assert "expected 'local' or 'dask://HOST:PORT'" in result.output
+    assert "expected 'local', 'local:N' or 'dask://HOST:PORT'" in result.output
     assert "Traceback" not in result.output
 
 

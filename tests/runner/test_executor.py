@@ -1,4 +1,5 @@
-"""Executors: ``--executor`` parsing and the local thread pool (Dask: see test_dask.py)."""
+"""Executors: ``--executor`` parsing and the local thread pool (worker processes: see
+test_workers.py; Dask: test_dask.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ def test_parse_executor_local_and_dask() -> None:
     assert parse_executor("dask://127.0.0.1:8786") == ExecutorSpec("dask", "tcp://127.0.0.1:8786")
     assert parse_executor("tcp://sched.example:8786").address == "tcp://sched.example:8786"
     assert str(parse_executor("dask://10.0.0.5:8786")) == "dask://10.0.0.5:8786"
+
+
+def test_parse_executor_local_worker_processes() -> None:
+    assert parse_executor("local:2") == ExecutorSpec("local", processes=2)
+    assert str(parse_executor(" local:4 ")) == "local:4"
+    for bad in ("local:0", "local:x", "local:", "local:300"):
+        with pytest.raises(ConfigError) as err:
+            parse_executor(bad)
+        assert "\n" not in str(err.value) and "local" in str(err.value)
 
 
 @pytest.mark.parametrize("text", ["dask", "dask://host", "dask://host:0", "ray://h:1", "dask://:1"])

@@ -17,6 +17,7 @@ import pytest
 from anchorpath._config import Settings
 from anchorpath._errors import ConfigError, RunError
 from anchorpath.demo import DemoServer, write_site_file
+from anchorpath.runner.drift.check import BASELINE_WINDOW
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.replay import ReplayOptions, ReplayRefused, parse_time, replay_site
 from anchorpath.runner.run_types import RunOptions, RunResult
@@ -211,3 +212,62 @@ def test_into_store_refuses_what_a_newer_run_would_contradict_and_writes_nothing
         replay(sel, state, drift_run, into="store", version=2)
     assert Store.in_state_dir(state).dump() == before
     assert runs(state)[1].verdict == "drift"
+
+
+@pytest.fixture(scope="module")
+def long_history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """One demo crawl cloned into more runs than the drift baseline's window holds; one clone's
+    archive is empty (it replays as an error: not committed, not in the baseline)."""
+    root = tmp_path_factory.mktemp("long")
+    sel, state = root / "selectors", root / "state"
+    write_site_file(sel, "http://127.0.0.1:8765")
+    assert run_day(sel, state, 1).verdict == "ok"
+    with Store.in_state_dir(state) as store:
+        [row] = store.runs(SITE)
+        segment = Path(row.warc_path or "")
+        for k in range(1, BASELINE_WINDOW + 4):
+            run_dir = state / "runs" / SITE / f"{row.id}-{k:02d}"
+            run_dir.mkdir(parents=True)
+            if k == 5:
+                (run_dir / segment.name).write_bytes(b"")
+            else:
+                shutil.copy(segment, run_dir / segment.name)
+            shutil.copy(Path(row.run_dir or "") / "report.json", run_dir / "report.json")
+            store.commit_run(
+                replace(
+                    row,
+                    id=run_dir.name,
+                    started_at=row.started_at.replace("Z", f"{k:02d}Z"),
+                    run_dir=str(run_dir),
+                    warc_path=str(run_dir / segment.name),
+                )
+            )
+    return sel, state
+
+
+@pytest.mark.slow
+def test_each_run_of_a_long_window_is_gated_against_the_scratch_databases_baseline(
+    long_history: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replay keeps the drift baseline in memory as it commits: for every run it is the
+    baseline the scratch database gives at that point (window full, error runs left out)."""
+    import anchorpath.runner.replay as replay_mod
+    from anchorpath.runner.drift import gate as gate_mod
+
+    sel, state = long_history
+    sf_path = sel / f"{SITE}.json"
+    sf = load_selector_file(sf_path)
+    checked: list[int] = []
+
+    def gate(stats: Any, history: Any, *args: Any) -> Any:
+        [db] = state.glob(f"replays/{SITE}/*/anchorpath.sqlite")
+        with Store(db) as scratch:
+            assert history == gate_mod.baseline(scratch, sf, sf_path)
+        checked.append(len(history))
+        return gate_mod.gate(stats, history, *args)
+
+    monkeypatch.setattr(replay_mod, "gate", gate)
+    result = replay_site(ReplayOptions(SITE, sel, state, settings=fast()), max_in_flight=3)
+    verdicts = [r.verdict for r in result.runs]
+    assert verdicts.count("error") == 1 and verdicts.count("ok") == len(verdicts) - 1
+    assert len(checked) == len(verdicts) - 1 and max(checked) == BASELINE_WINDOW

@@ -48,9 +48,9 @@ executor_option = click.option(
     "executor",
     default="local",
     show_default=True,
-    help="Where the work runs: 'local' (threads of this process) or 'dask://HOST:PORT' "
-    "(a Dask scheduler; workers need the package and the state directory on a shared "
-    "filesystem).",
+    help="Where the work runs: 'local' (threads of this process), 'local:N' (N worker "
+    "processes of this machine) or 'dask://HOST:PORT' (a Dask scheduler; workers need the "
+    "package and the state directory on a shared filesystem).",
 )
 
 

@@ -139,7 +139,8 @@ def replay_cmd(
     change; --into store backfills the real store (runs it had not committed, such as drift
     runs, become `replayed`) in one transaction, after the same checks, and refuses when a
     replayed run fails the gate or a committed run would be contradicted.
-    --executor dask://HOST:PORT extracts the WARC segments on a Dask cluster.
+    --executor local:N extracts the WARC segments in N worker processes of this machine,
+    --executor dask://HOST:PORT on a Dask cluster.
 
     \b
     Exit codes: 0 every replayed run passes, 1 error or refused, 3 a replayed run is drift.
@@ -149,6 +150,7 @@ def replay_cmd(
       anchorpath replay mfds-dmf --since 2026-11-28
       anchorpath replay mfds-dmf --version 3 --since 2026-11-28 --until 2026-11-30
       anchorpath replay mfds-dmf --since 2026-11-30 --into store
+      anchorpath replay mfds-dmf --executor local:2
       anchorpath replay mfds-dmf --executor dask://10.0.0.5:8786
     """
     console = output_console()

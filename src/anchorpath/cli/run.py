@@ -313,8 +313,9 @@ def run_cmd(
     origins proceed at once. Each site keeps its own lock, checkpoint, drift gate, report and
     verdict; a failing site does not stop the others; a killed job is resumed site by site
     by the next --all. One summary table, one exit code: the most severe verdict
-    (4 > 3 > 1 > 0). --executor dask://HOST:PORT crawls on a Dask cluster (one task per
-    origin group); this process alone writes the database.
+    (4 > 3 > 1 > 0). --executor local:N crawls in N worker processes of this machine,
+    --executor dask://HOST:PORT on a Dask cluster (one task per origin group); this process
+    alone writes the database.
 
     \b
     Exit codes:
@@ -334,6 +335,7 @@ def run_cmd(
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
       anchorpath run --all
       anchorpath run --all 'mfds-*' --workers 8
+      anchorpath run --all --executor local:2
       anchorpath run --all --executor dask://10.0.0.5:8786
     """
     console = output_console()

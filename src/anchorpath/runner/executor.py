@@ -1,6 +1,9 @@
-"""Where ``run --all`` and ``replay`` do their work: threads of this process, or a Dask cluster.
+"""Where ``run --all`` and ``replay`` do their work: threads of this process, worker processes
+of this machine, or a Dask cluster.
 
 ``--executor local`` (the default) runs tasks on a thread pool in this process.
+``--executor local:N`` runs them in N worker processes of this machine
+(:mod:`anchorpath.runner.workers`): for jobs whose CPU one interpreter cannot keep up with.
 ``--executor dask://HOST:PORT`` submits them to a running ``distributed`` scheduler; the
 optional extra ``anchorpath[dask]`` installs it. Either way the caller gets each task's result
 (or the exception it raised) back in the submitting process, which stays the only writer of
@@ -45,6 +48,7 @@ Progress = Callable[[str, Mapping[str, Any]], None]
 #: ``fn(progress, item) -> result``: what both executors run.
 TaskFn = Callable[[Progress, Any], Any]
 
+_LOCAL_RE = re.compile(r"^local:(?P<n>\d{1,4})$")
 _DASK_RE = re.compile(r"^(?:dask|tcp)://(?P<host>[^\s:/]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})/?$")
 
 
@@ -54,24 +58,34 @@ class WorkerFailed(RunError):
 
 @dataclass(frozen=True)
 class ExecutorSpec:
-    """Parsed ``--executor``: ``local`` or a Dask scheduler address."""
+    """Parsed ``--executor``: ``local``, ``local:N`` or a Dask scheduler address."""
 
     kind: str  # "local" | "dask"
     address: str | None = None  # tcp://HOST:PORT for dask
+    #: worker processes of ``local:N`` (0: threads of this process)
+    processes: int = 0
 
     def __str__(self) -> str:
-        return "local" if self.kind == "local" else f"dask://{(self.address or '')[6:]}"
+        if self.kind == "dask":
+            return f"dask://{(self.address or '')[6:]}"
+        return f"local:{self.processes}" if self.processes else "local"
 
 
 def parse_executor(text: str) -> ExecutorSpec:
-    """``local`` or ``dask://HOST:PORT`` (``tcp://`` accepted); ConfigError otherwise."""
+    """``local``, ``local:N`` or ``dask://HOST:PORT`` (``tcp://`` accepted); ConfigError
+    otherwise."""
     value = text.strip()
     if value in ("", "local"):
         return ExecutorSpec("local")
+    local = _LOCAL_RE.match(value)
+    if local:
+        if not 1 <= int(local["n"]) <= 256:
+            raise ConfigError(f"--executor {text!r}: local:N needs 1 <= N <= 256 worker processes")
+        return ExecutorSpec("local", processes=int(local["n"]))
     match = _DASK_RE.match(value)
     if not match or not 0 < int(match["port"]) < 65536:
         raise ConfigError(
-            f"--executor {text!r}: expected 'local' or 'dask://HOST:PORT' "
+            f"--executor {text!r}: expected 'local', 'local:N' or 'dask://HOST:PORT' "
             "(the address `dask scheduler` prints)"
         )
     return ExecutorSpec("dask", f"tcp://{match['host']}:{int(match['port'])}")
@@ -280,9 +294,15 @@ def _is_worker_death(exc: BaseException) -> bool:
     return type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError")
 
 
-def open_executor(spec: ExecutorSpec) -> LocalExecutor | DaskExecutor:
-    """The executor ``spec`` names (connects to the Dask scheduler)."""
+def open_executor(spec: ExecutorSpec) -> Executor:
+    """The executor ``spec`` names (connects to the Dask scheduler; starts the worker
+    processes of ``local:N``)."""
     if spec.kind == "dask":
         assert spec.address is not None
         return DaskExecutor(spec.address)
+    if spec.processes:
+        # imported here: the workers module builds on this one's types
+        from anchorpath.runner.workers import ProcessExecutor
+
+        return ProcessExecutor(spec.processes).start()
     return LocalExecutor()

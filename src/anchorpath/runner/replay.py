@@ -33,10 +33,14 @@ Two destinations:
 
 Extraction is the heavy part: it runs on the executor (:mod:`anchorpath.runner.executor`:
 local threads, or Dask workers reading the segments from the shared state directory), the WARC
-segments (*shards*) of one run in one task, batched. A run whose pages are all in its own
-segments (no ``304`` that an earlier run's page stands for) is also validated and measured in
-that task, so its records travel once; the others are checked in a second wave once the
-earlier pages are known. The gate and every database write stay in this process.
+segments (*shards*) of one run in one task, batched (large batches first, single runs last,
+so that the workers finish together). A run whose pages are all in its own segments (no
+``304`` that an earlier run's page stands for) is also validated and measured in that task, so
+its records travel once; the others are checked in a second wave once the earlier pages are
+known. The gate and every database write stay in this process, which gates and commits each
+run as soon as it and the runs before it are back, while the workers go on (the drift
+baseline is kept in memory as runs are committed), so that little is left once the last task
+is back.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -56,11 +60,9 @@ from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, Origi
 from anchorpath.fetch.http import charset_of
 from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
-from anchorpath.runner.drift.gate import (
-    baseline,
-    gate,
-    looks_empty,
-)
+from anchorpath.runner.drift.check import BASELINE_WINDOW, baseline_window
+from anchorpath.runner.drift.gate import gate, looks_empty, needs_seed, seed_for
+from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.executor import Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import RunChecks, check_records
@@ -71,7 +73,14 @@ from anchorpath.runner.store.commit import (
     commit_records,
     page_rows,
 )
-from anchorpath.runner.store.database import DB_NAME, Event, RunRow, Store, StoredRecord
+from anchorpath.runner.store.database import (
+    DB_NAME,
+    Event,
+    RunRow,
+    Store,
+    StoredRecord,
+    canonical_json,
+)
 from anchorpath.runner.verdict import COMMITTED, Verdict
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import (
@@ -503,6 +512,10 @@ class _Replayer:
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
         self.history: dict[str, list[ArchivedOut]] = {}
+        #: statistics of the target's last committed runs, oldest first (None: a committed run
+        #: without any), kept up to date as runs are committed: the gate reads no database
+        self.committed: list[RunStats | None] = []
+        self._seed: list[RunStats] | None = None
 
     def _listing(self, url: str) -> bool:
         """Whether ``url`` is a listing page (its page type has a record root)."""
@@ -510,6 +523,24 @@ class _Replayer:
             if re.search(pt.match, url):
                 return bool(pt.record_root)
         return False
+
+    def start_history(self, target: Store) -> None:
+        """Read the baseline's committed runs from ``target`` (then kept by :meth:`decide`)."""
+        rows = target.runs(self.sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
+        self.committed = [
+            RunStats.from_dict(r.stats) if isinstance(r.stats, dict) else None
+            for r in reversed(rows)
+        ]
+
+    def baseline(self) -> list[RunStats]:
+        """:func:`~anchorpath.runner.drift.gate.baseline` of the target, from memory (the seed
+        from the fixtures is computed once)."""
+        real = [s for s in self.committed if s is not None]
+        if not needs_seed(real):
+            return baseline_window([], real)
+        if self._seed is None:
+            self._seed = seed_for(self.sf, self.sf_path)
+        return baseline_window(self._seed, real)
 
     @property
     def in_flight(self) -> int:
@@ -519,12 +550,18 @@ class _Replayer:
         return self.max_in_flight if slots is None else max(1, min(self.max_in_flight, 2 * slots))
 
     def _batches(self, n: int) -> list[range]:
-        """``n`` items in contiguous batches: a few per task in flight (per worker thread on
-        Dask: every task costs the submitting process scheduling and a transfer), so that
-        tasks are large enough to hide the executor's per-task cost and still balance."""
-        count = max(1, min(n, 2 * self.in_flight))
-        size = -(-n // count)
-        return [range(i, min(n, i + size)) for i in range(0, n, size)]
+        """``n`` items in contiguous batches of decreasing size (guided scheduling): every
+        task costs the submitting process scheduling and a transfer, so the first batches are
+        large (a share of what remains per worker thread), and the last ones hold one item each,
+        so that no worker is left with a long batch while the others are idle at the end."""
+        slots = self.executor.capacity() or self.in_flight
+        out: list[range] = []
+        start = 0
+        while start < n:
+            size = max(1, -(-(n - start) // (2 * slots)))
+            out.append(range(start, min(n, start + size)))
+            start += size
+        return out
 
     def extract(self, shards: list[Shard]) -> list[list[ArchivedOut]]:
         """Every shard extracted on the executor (in batches), in the order given."""
@@ -546,10 +583,9 @@ class _Replayer:
                 results[k] = outs
         return results
 
-    def extract_runs(self, runs: list[RunShards]) -> list[RunOut]:
+    def extract_runs(self, runs: list[RunShards]) -> Iterator[tuple[int, RunOut]]:
         """Every run's shards extracted (and checked where possible) on the executor, in
-        batches of runs, in the order given."""
-        results: list[RunOut | None] = [None] * len(runs)
+        batches of runs; yields ``(index, RunOut)`` as batches come back (any order)."""
         batches = self._batches(len(runs))
         names = [
             f"extract-{Path(runs[b[0]].shards[0].path).parent.name if runs[b[0]].shards else b[0]}"
@@ -567,9 +603,7 @@ class _Replayer:
                 first = runs[batches[i][0]].shards
                 where = first[0].path if first else "replay"
                 raise RunError(f"{where}: replay failed: {res}") from res
-            for k, out in zip(batches[i], res, strict=True):
-                results[k] = out
-        return [r if r is not None else RunOut([], None) for r in results]
+            yield from zip(batches[i], res, strict=True)
 
     def remember(self, outs: Sequence[ArchivedOut]) -> None:
         for o in outs:
@@ -667,7 +701,7 @@ class _Replayer:
             rr.verdict = "empty-source"
             rr.reason = "the archived pages listed no records"
         else:
-            history = baseline(target, sf, self.sf_path)
+            history = self.baseline()
             _, rr.verdict, rr.reason = gate(stats, history, invalid_emitted, rr.records, sf)
         rr._plan = CommitPlan(
             key_fields=list(sf.key),
@@ -682,6 +716,14 @@ class _Replayer:
         if rr.verdict == "ok":
             outcome = commit_records(target, row, rr._records, rr._plan, page_rows(rr._pages))
             rr.events, rr.complete = outcome.events, outcome.complete
+            # What the database now holds for it, as the next runs' baseline would read it.
+            stats = outcome.row.stats
+            self.committed.append(
+                RunStats.from_dict(json.loads(canonical_json(stats)))
+                if isinstance(stats, dict)
+                else None
+            )
+            del self.committed[:-BASELINE_WINDOW]
         else:
             target.commit_run(row)
 
@@ -788,37 +830,15 @@ def _replay(
     t0 = window[0].started_at
     rep = _Replayer(options, sf, sf_path, store, executor, report, max_in_flight)
 
-    # 1. Extraction: one shard per WARC segment of every replayed run, a run's shards in one
-    #    task, in parallel; a run that needs no earlier run's pages is checked there too.
-    run_shards = [
-        RunShards(tuple(Shard(rep.sf_text, seg) for seg in _segments(run))) for run in window
-    ]
-    report("plan", {"runs": len(window), "shards": sum(len(r.shards) for r in run_shards)})
-    extracted = rep.extract_runs(run_shards)
-    per_run: list[list[ArchivedOut]] = [[o for seg in r.outs for o in seg] for r in extracted]
-    # 304s of the first runs may need bodies archived before the window.
-    needed: set[str] = set()
-    have: set[str] = set()
-    for outs in per_run:
-        for o in outs:
-            if o.status == 304 and o.url not in have:
-                needed.add(o.url)
-            if o.page is not None:
-                have.add(o.url)
-    rep.preload(older, needed)
-
-    # 2. The gate and the commits, run after run, in a scratch database seeded as of t0.
+    # The gate and the commits go to a scratch database seeded as of t0, run after run.
     scratch = Store(scratch_path)
     try:
         for r in reversed(store.runs(site, verdicts=COMMITTED)):
             if r.started_at < t0:
                 scratch.commit_run(r)
         scratch.seed_records(site, store.records_as_of(site, t0), run_id="seed", at=t0)
-        replayed = [rep.assemble(run, per_run[k]) for k, run in enumerate(window)]
-        checked = rep.check(replayed, [r.checks for r in extracted])
-        for rr, run, chk in zip(replayed, window, checked, strict=True):
-            rep.decide(rr, run, chk, scratch, options.state_dir)
-            report("run", {"run_id": run.id, "verdict": rr.verdict})
+        rep.start_history(scratch)
+        replayed = _replay_runs(rep, window, older, scratch)
         end = window[-1].started_at
         final = scratch.current(site)
     finally:
@@ -850,6 +870,68 @@ def _replay(
         result.database = store.path
     _write_report(result)
     return result
+
+
+def _replay_runs(
+    rep: _Replayer, window: list[RunRow], older: list[RunRow], scratch: Store
+) -> list[ReplayedRun]:
+    """Extract, check, gate and commit the runs of ``window`` into ``scratch``.
+
+    Extraction: one shard per WARC segment of every replayed run, a run's shards in one task,
+    in parallel; a run that needs no earlier run's pages (no ``304``) is checked there too.
+    While the tasks run, every run whose results and whose predecessors' are back is gated and
+    committed at once, in run order, so that little is left to do once the last task is back.
+    The first run that needs earlier pages stops that: the rest wait for the whole extraction
+    (a ``304`` of the first runs may need a body archived before the window), then are checked
+    on the executor, gated and committed.
+    """
+    report, state_dir = rep.progress, rep.options.state_dir
+    run_shards = [
+        RunShards(tuple(Shard(rep.sf_text, seg) for seg in _segments(run))) for run in window
+    ]
+    report("plan", {"runs": len(window), "shards": sum(len(r.shards) for r in run_shards)})
+    extracted: list[RunOut | None] = [None] * len(window)
+    replayed: list[ReplayedRun] = []
+    streaming = True
+
+    def flat(out: RunOut | None) -> list[ArchivedOut]:
+        return [o for seg in out.outs for o in seg] if out is not None else []
+
+    def decide(k: int, rr: ReplayedRun, checks: RunChecks) -> None:
+        rep.decide(rr, window[k], checks, scratch, state_dir)
+        report("run", {"run_id": window[k].id, "verdict": rr.verdict})
+
+    for k, out in rep.extract_runs(run_shards):
+        extracted[k] = out
+        while streaming and len(replayed) < len(window):
+            nxt = extracted[len(replayed)]
+            if nxt is None:
+                break
+            if nxt.checks is None:
+                streaming = False
+                break
+            rr = rep.assemble(window[len(replayed)], flat(nxt))
+            replayed.append(rr)
+            decide(len(replayed) - 1, rr, nxt.checks)
+    if len(replayed) == len(window):
+        return replayed
+    # 304s of the first runs may need bodies archived before the window.
+    needed: set[str] = set()
+    have: set[str] = set()
+    for got in extracted:
+        for o in flat(got):
+            if o.status == 304 and o.url not in have:
+                needed.add(o.url)
+            if o.page is not None:
+                have.add(o.url)
+    rep.preload(older, needed)
+    first = len(replayed)
+    rest = [rep.assemble(window[k], flat(extracted[k])) for k in range(first, len(window))]
+    done = [got.checks if got is not None else None for got in extracted[first:]]
+    for j, (rr, chk) in enumerate(zip(rest, rep.check(rest, done), strict=True)):
+        replayed.append(rr)
+        decide(first + j, rr, chk)
+    return replayed
 
 
 def _diff(final: Mapping[str, StoredRecord], truth: Mapping[str, StoredRecord]) -> dict[str, int]:

@@ -4,18 +4,22 @@ Politeness makes one site slow by design; the way to go faster is many origins a
 are put in *origin groups*: sites whose start URLs share an origin (transitively) are one
 group, crawled one after the other in one task, so one origin is never fetched by two tasks
 at once and no pacing state has to be shared between machines. Groups run concurrently
-(``--workers``, default ``max(fetch.global_concurrency, 32)`` groups at once), and in this
-process all of them share one politeness registry
+(``--workers``, default ``max(fetch.global_concurrency, 32)`` groups at once), and on threads
+of this process (``--executor local``) all of them share one politeness registry
 (:class:`~anchorpath.fetch.origins.SharedPoliteness`): one pace and one robots.txt per origin,
-and at most ``fetch.global_concurrency`` requests in flight in all.
+and at most ``fetch.global_concurrency`` requests in flight in all. Groups sent to other
+processes (``local:N`` worker processes, Dask workers) share one registry per process and job,
+each process with an equal share of ``fetch.global_concurrency`` (at least one request): an
+origin still has one pace and one robots.txt, since it belongs to exactly one group.
 
 Each site keeps everything ``anchorpath run SITE`` has: its lock (held by this process for the
 whole job), its checkpoint, drift gate, report and verdict. The crawl of a group is the only
-part that runs on the executor (:mod:`anchorpath.runner.executor`: local threads, or a Dask
-worker); preparing a run (lock, resume) and deciding it (gate, commit, report) happen here, so
-this process is the only writer of the SQLite store. A site that fails does not stop the
-others; a crawl that fails keeps its checkpoint, so the next ``--all`` (or ``run SITE``)
-resumes it, as it resumes every site left unfinished by ``kill -9`` of the whole job.
+part that runs on the executor (:mod:`anchorpath.runner.executor`: local threads, worker
+processes, or a Dask worker); preparing a run (lock, resume) and deciding it (gate, commit,
+report) happen here, so this process is the only writer of the SQLite store. A site that
+fails does not stop the others; a crawl that fails keeps its checkpoint, so the next
+``--all`` (or ``run SITE``) resumes it, as it resumes every site left unfinished by
+``kill -9`` of the whole job.
 
 The exit code is the most severe verdict: blocked (4) > drift (3) > error (1) > ok (0).
 """
@@ -23,7 +27,9 @@ The exit code is the most severe verdict: blocked (4) > drift (3) > error (1) > 
 from __future__ import annotations
 
 import fnmatch
+import threading
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -161,13 +167,17 @@ def origin_groups(sites: Sequence[SelectorFile]) -> list[list[int]]:
 class GroupJob:
     """The crawls of one origin group, in order: one executor task.
 
-    ``shared`` is the politeness registry of a local job (None on Dask: the worker makes one
-    for the group); ``fetcher_factory`` replaces the polite fetcher in tests (local only).
+    ``shared`` is the politeness registry of a job run on threads of this process. A task sent
+    to another process (``local:N``, Dask) travels without it and uses that process's registry
+    for the job named ``registry``, with ``concurrency`` requests in flight at most.
+    ``fetcher_factory`` replaces the polite fetcher in tests (threads of this process only).
     """
 
     jobs: list[CrawlJob]
     shared: SharedPoliteness | None = None
     fetcher_factory: FetcherFactory | None = None
+    registry: str = ""
+    concurrency: int = 1
 
     def __getstate__(self) -> dict[str, Any]:
         # A registry holds locks and lives in one process: never sent to a worker.
@@ -190,19 +200,35 @@ def _polite_factory(shared: SharedPoliteness) -> FetcherFactory:
     return make
 
 
+#: the politeness registries of the jobs whose tasks ran in this (worker) process, by job
+_registries: dict[str, SharedPoliteness] = {}
+_registries_lock = threading.Lock()
+#: registries kept for jobs of a long-lived worker (the oldest is dropped)
+_KEEP_REGISTRIES = 8
+
+
+def _registry(job: str, concurrency: int) -> SharedPoliteness:
+    """This process's politeness registry for ``job``: the groups of one job sent to one
+    worker process share one cap on requests in flight (their origins are disjoint)."""
+    with _registries_lock:
+        registry = _registries.get(job)
+        if registry is None:
+            while len(_registries) >= _KEEP_REGISTRIES:
+                del _registries[next(iter(_registries))]
+            registry = _registries[job] = SharedPoliteness(concurrency)
+        return registry
+
+
 def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]:
     """Crawl the sites of one origin group one after the other (an executor task).
 
     Returns, per site, its :class:`CrawlOutcome` or the one-line error that stopped it (its
     checkpoint stays, so the next run resumes it).
     """
-    shared = group.shared
-    if shared is None and group.jobs:
-        shared = SharedPoliteness(group.jobs[0].options.settings.fetch.global_concurrency)
+    shared = group.shared or _registry(group.registry, group.concurrency)
     out: list[CrawlOutcome | str] = []
     for job in group.jobs:
         site = job.sf.site.id
-        assert shared is not None
         factory = group.fetcher_factory or _polite_factory(shared)
 
         def site_progress(kind: str, data: Mapping[str, Any], site: str = site) -> None:
@@ -284,7 +310,12 @@ def run_all(
         order.append(sf.site.id)
     groups = origin_groups([s.sf for s in loaded])
     report("plan", {"sites": [s.sf.site.id for s in loaded], "groups": len(groups)})
-    shared = SharedPoliteness(options.settings.fetch.global_concurrency)
+    concurrency = options.settings.fetch.global_concurrency
+    # Threads of this process share one registry; other processes get theirs per job, with
+    # an equal share of the cap on requests in flight.
+    shared = SharedPoliteness(concurrency) if isinstance(executor, LocalExecutor) else None
+    share = max(1, concurrency // max(1, executor.capacity() or 1))
+    registry = uuid.uuid4().hex
     seeder: ThreadPoolExecutor | None = None
     try:
         options.state_dir.mkdir(parents=True, exist_ok=True)
@@ -313,6 +344,8 @@ def run_all(
                         [s.job for s in ready if s.job is not None],
                         shared=shared,
                         fetcher_factory=fetcher_factory,
+                        registry=registry,
+                        concurrency=share,
                     )
                 )
                 members.append(ready)

@@ -10,7 +10,7 @@ from typing import Any
 
 from anchorpath.runner.drift.check import check_drift
 from anchorpath.runner.drift.stats import RunStats, field_stats
-from anchorpath.runner.report.render import write_reports
+from anchorpath.runner.report.render import report_json, write_reports
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import PageType
 
@@ -87,6 +87,19 @@ def test_files_written(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "run" / "report.json").read_text())["run_id"] == s["run_id"]
     md = (tmp_path / "run" / "report.md").read_text()
     assert "Verdict: drift" in md and "| date |" in md and "A-2" in md
+
+
+def test_report_json_parses_as_the_indented_dump_did(tmp_path: Path) -> None:
+    s = summary()
+    s["paths"]["run_dir"] = tmp_path  # not JSON: written with str(), as before
+    s["odd"] = {"tuple": (1, "ü"), "empty": {}, "nested": [[]], 3: "int key"}
+    text = report_json(s)
+    assert json.loads(text) == json.loads(json.dumps(s, ensure_ascii=False, indent=2, default=str))
+    lines = text.splitlines()
+    # the first two levels one entry a line, deeper ones on their key's line
+    assert lines[0] == "{" and lines[-1] == "}" and '  "run_id": "20240304T060000Z",' in lines
+    assert '    "pages": 3,' in lines and '    {"kind": "new", "key": "A-1"},' in lines
+    assert len(lines) < 120 and "ü" in text
 
 
 def test_html_self_contained_and_escaped(tmp_path: Path) -> None:

@@ -175,12 +175,14 @@ def merge_records(records: Sequence[RecordEntry], plan: CommitPlan) -> Merged:
 @dataclass(frozen=True)
 class CommitOutcome:
     """What a commit did: events, whether withdrawals could be inferred from the crawl as a
-    whole, the stored keys it left unseen, and the ambiguous keys it did not store."""
+    whole, the stored keys it left unseen, the ambiguous keys it did not store, and the run's
+    row as committed."""
 
     events: list[Event]
     complete: bool
     unseen: list[str]
     duplicates: dict[str, list[str]]
+    row: RunRow
 
 
 def commit_records(
@@ -226,7 +228,7 @@ def commit_records(
         stats=stats_store,
     )
     store.commit_run(row, seen=seen, events=events, pages=pages, sources=m.sources)
-    return CommitOutcome(events, complete, unseen, m.duplicates)
+    return CommitOutcome(events, complete, unseen, m.duplicates, row)
 
 
 def page_rows(pages: Sequence[PageEntry]) -> list[PageRow]:

@@ -1,0 +1,234 @@
+"""``--executor local:N``: N worker processes of this machine, started once per command.
+
+One interpreter runs one thread at a time: when ``run --all`` crawls dozens of origins in one
+process, each page's CPU (HTTP, WARC, extraction, checkpoint) queues behind the others' and the
+politeness pauses stretch. ``local:N`` spreads the same tasks over N worker processes (started
+with ``spawn``: forking a process that has threads is unsafe), each running its share of tasks
+on threads, as a Dask worker does. The submitting process keeps what needs one writer: the
+site locks, the SQLite store, the verdicts and the reports.
+
+How it works: every worker has its own task queue; a task goes to the worker with the fewest
+tasks in flight, so an ``io_bound`` job (crawls waiting on politeness) is spread evenly, and
+an origin group is never split (one group is one task). Results and progress events come back
+on one queue as soon as each task ends. A worker that dies (killed, out of memory) has its
+tasks retried once on a fresh worker; a second failure comes back as
+:class:`~anchorpath.runner.executor.WorkerFailed`. Workers leave when the pool is closed, and
+on their own within a second when the submitting process disappears (after ``kill -9`` the
+next ``run --all`` resumes the sites from their checkpoints).
+
+Task functions and items must be picklable (module-level functions, plain data), as on Dask;
+so must progress data.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import queue
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from anchorpath._errors import RunError
+from anchorpath.runner.executor import Progress, TaskFn, WorkerFailed
+
+__all__ = ["ProcessExecutor"]
+
+#: how often a worker checks that the submitting process still exists, and the submitting
+#: process that its workers do
+_WATCH_SECONDS = 0.5
+
+
+def _worker_main(
+    tasks: Any, results: Any, parent: int
+) -> None:  # pragma: no cover - runs in worker processes
+    """A worker process: run each task of ``tasks`` on a thread, results to ``results``."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(_WATCH_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)  # the submitting process is gone, and its locks and store with it
+
+    threading.Thread(target=watch, name="anchorpath-watch", daemon=True).start()
+
+    def run(job: str, key: int, fn: TaskFn, item: Any) -> None:
+        def progress(kind: str, data: Mapping[str, Any]) -> None:
+            try:
+                results.put(pickle.dumps(("progress", job, key, kind, dict(data))))
+            except Exception:  # progress is best effort: never break the task for it
+                return
+
+        try:
+            outcome: Any = fn(progress, item)
+        except BaseException as exc:  # every failure goes back to the caller
+            outcome = exc
+        try:
+            data = pickle.dumps(("done", job, key, outcome, None))
+            if isinstance(outcome, BaseException):
+                pickle.loads(data)  # some exceptions pickle but cannot be rebuilt
+        except Exception as exc:
+            what = f"{type(outcome).__name__}: {outcome}"
+            data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
+        results.put(data)
+
+    threads: list[threading.Thread] = []
+    while True:
+        msg = tasks.get()
+        if msg is None:
+            break
+        thread = threading.Thread(target=run, args=msg, name="anchorpath-task", daemon=True)
+        thread.start()
+        threads = [t for t in threads if t.is_alive()] + [thread]
+    for thread in threads:
+        thread.join()
+
+
+@dataclass
+class _Worker:
+    process: Any
+    tasks: Any
+    #: indices of the current job's tasks sent to it and not finished
+    running: set[int] = field(default_factory=set)
+
+
+class ProcessExecutor:
+    """``processes`` worker processes (started on first use, kept until :meth:`close`)."""
+
+    def __init__(self, processes: int) -> None:
+        if processes < 1:
+            raise RunError(f"--executor local:{processes}: at least one worker process")
+        self.processes = processes
+        self._ctx = multiprocessing.get_context("spawn")
+        self._results: Any = None
+        self._workers: list[_Worker] = []
+        self._jobs = 0
+
+    def start(self) -> ProcessExecutor:
+        """Start the worker processes now (each imports the runner once, in parallel)."""
+        if self._results is None:
+            self._results = self._ctx.Queue()
+        while len(self._workers) < self.processes:
+            self._workers.append(self._spawn())
+        return self
+
+    def _spawn(self) -> _Worker:
+        tasks = self._ctx.SimpleQueue()
+        proc = self._ctx.Process(
+            target=_worker_main,
+            args=(tasks, self._results, os.getpid()),
+            name="anchorpath-worker",
+            daemon=True,
+        )
+        proc.start()
+        return _Worker(proc, tasks)
+
+    def capacity(self) -> int | None:
+        """One CPU-bound task at a time per worker process."""
+        return self.processes
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers (empty before :meth:`start`)."""
+        return [int(w.process.pid) for w in self._workers]
+
+    def close(self) -> None:
+        """Stop the workers (after their running tasks) and release the queues."""
+        for w in self._workers:
+            if w.process.is_alive():
+                w.tasks.put(None)
+        for w in self._workers:
+            w.process.join(timeout=30)
+            if w.process.is_alive():
+                w.process.terminate()
+                w.process.join(timeout=5)
+        self._workers = []
+        if self._results is not None:
+            self._results.close()
+            self._results.join_thread()
+            self._results = None
+
+    def run(
+        self,
+        fn: TaskFn,
+        items: Sequence[Any],
+        *,
+        progress: Progress,
+        io_bound: bool,
+        max_in_flight: int,
+        names: Sequence[str] | None = None,
+    ) -> Iterator[tuple[int, Any]]:
+        if not items:
+            return
+        self.start()
+        self._jobs += 1
+        job = f"{os.getpid()}-{self._jobs}"
+        keys = list(names) if names else [str(i) for i in range(len(items))]
+        # io_bound tasks (crawls waiting on politeness): as many at once as asked, spread
+        # evenly; CPU-bound ones: two per worker, so that none idles between two tasks.
+        limit = max(1, max_in_flight) if io_bound else 2 * self.processes
+        pending = list(range(len(items)))
+        attempts = dict.fromkeys(pending, 0)
+        finished: set[int] = set()
+
+        def in_flight() -> int:
+            return sum(len(w.running) for w in self._workers)
+
+        checked = time.monotonic()
+        try:
+            while len(finished) < len(items):
+                while pending and in_flight() < limit:
+                    i = pending.pop(0)
+                    worker = min(self._workers, key=lambda w: len(w.running))
+                    worker.running.add(i)
+                    attempts[i] += 1
+                    worker.tasks.put((job, i, fn, items[i]))
+                if time.monotonic() - checked >= _WATCH_SECONDS:
+                    checked = time.monotonic()
+                    for i in self._replace_dead():
+                        if attempts[i] < 2:
+                            pending.insert(0, i)
+                        else:
+                            finished.add(i)
+                            yield (
+                                i,
+                                WorkerFailed(
+                                    f"task {keys[i]} failed on two worker processes "
+                                    "(the process died: killed, or out of memory)"
+                                ),
+                            )
+                try:
+                    raw = self._results.get(timeout=_WATCH_SECONDS)
+                except queue.Empty:
+                    continue
+                try:
+                    kind, msg_job, i, payload, data = pickle.loads(raw)
+                except Exception as exc:  # a result that cannot be rebuilt
+                    raise RunError(f"a worker process sent an unreadable result ({exc})") from exc
+                if msg_job != job or i in finished:
+                    continue  # an earlier job's, or a task retried after its worker died
+                if kind == "progress":
+                    progress(str(payload), data or {})
+                    continue
+                for w in self._workers:
+                    w.running.discard(i)
+                if i in pending:
+                    pending.remove(i)
+                finished.add(i)
+                yield i, payload
+        finally:
+            # A caller that stops early leaves tasks running: they finish (checkpoints stay
+            # consistent) and their results are dropped as an earlier job's.
+            for w in self._workers:
+                w.running.clear()
+
+    def _replace_dead(self) -> list[int]:
+        """Start a fresh worker for each dead one; return the tasks the dead ones had."""
+        lost: list[int] = []
+        for k, w in enumerate(self._workers):
+            if not w.process.is_alive():
+                lost.extend(sorted(w.running))
+                self._workers[k] = self._spawn()
+        return lost
