@@ -6,6 +6,7 @@ straightforward per-character implementation this module replaced; they must not
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import pytest
@@ -124,3 +125,14 @@ def test_one_constant_text_keeps_its_fingerprint_and_affixes_need_two() -> None:
     g = _stats(["Storm hits coast - Forbes.com", "Bank raises rates - Forbes.com", "Other"])
     assert (g.suffix, g.suffix_n) == ("- Forbes.com", 2)
     assert not g.const_tokens
+
+
+def test_no_hangul_cjk_or_kana_letter_is_upper_case() -> None:
+    """The profile counts upper-case letters as the shape class "A": it relies on no letter of
+    the "H" class being upper case in this Python's Unicode database."""
+    upper_h = [
+        ch
+        for ch in map(chr, range(sys.maxunicode + 1))
+        if ch.isupper() and ch.isalpha() and shape_signature(ch) == "H"
+    ]
+    assert upper_h == []

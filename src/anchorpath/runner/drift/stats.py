@@ -15,9 +15,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from anchorpath.selectors.evaluate import PageResult
@@ -257,30 +258,31 @@ def _char_class(ch: str) -> str:
     return ch
 
 
-class _CharTable(dict[int, str]):
-    """A ``str.translate`` table filled on first sight of a character (the classes of a
-    character never change): the per-character work runs once per process, not per value."""
-
-    def __init__(self, classify: Callable[[str], str]) -> None:
-        super().__init__()
-        self._classify = classify
+class _ShapeTable(dict[int, str]):
+    """A ``str.translate`` table of characters to their classes (:func:`_char_class`), filled
+    on first sight of a character: the per-character work runs once per process, not per
+    value. White space stays white space (no class is white space)."""
 
     def __missing__(self, code: int) -> str:
-        out = self[code] = self._classify(chr(code))
+        out = self[code] = _char_class(chr(code))
         return out
 
 
-# Each character as its shape class (:func:`_char_class`); white space stays white space.
-_SHAPE_TABLE = _CharTable(_char_class)
+_SHAPE_TABLE = _ShapeTable()
 _RUNS = re.compile(r"(.)\1*", re.DOTALL)  # a character and its repeats: findall keeps one
+_SHAPE_TOKENS = 3
 
 
-def shape_signature(value: Any, tokens: int = 3) -> str:
+def shape_signature(value: Any, tokens: int = _SHAPE_TOKENS) -> str:
     """RAPTURE-style token shape: character classes, repeats collapsed, first ``tokens`` tokens."""
     parts = str(value).split(None, tokens)  # the first ``tokens`` tokens, then the rest if any
-    # No class is white space, so classes repeat within a token only: one pass over all tokens.
-    sig = "".join(_RUNS.findall(" ".join(parts[:tokens]).translate(_SHAPE_TABLE)))
-    return sig + "…" if len(parts) > tokens else sig
+    return _shape(" ".join(parts[:tokens]).translate(_SHAPE_TABLE), len(parts) > tokens)
+
+
+def _shape(classes: str, more: bool) -> str:
+    """The signature of tokens already read as classes (classes repeat within a token only)."""
+    sig = "".join(_RUNS.findall(classes))
+    return sig + "…" if more else sig
 
 
 def _value_hash(text: str) -> str:
@@ -296,14 +298,18 @@ def _fingerprint(text: str) -> tuple[list[str], list[str]]:
     """Hashed word tokens and character bigrams of ``text`` (case-folded, every digit run
     read as ``0`` so a version or count bump, "4.0" → "6.0", is an edit, not new text)."""
     folded = _DIGITS.sub("0", text.casefold())
-    tokens = sorted({t for t in _WORD.findall(folded)})[:MAX_FINGERPRINT]
-    letters = "".join(_WORD.findall(folded))
+    words = _WORD.findall(folded)
+    tokens = sorted(set(words))[:MAX_FINGERPRINT]
+    letters = "".join(words)
     grams = sorted({letters[i : i + 2] for i in range(len(letters) - 1)})[:MAX_FINGERPRINT]
-    short = 4  # 32-bit digests: collisions among ≤ MAX_FINGERPRINT items are negligible
-    return (
-        [_value_hash(t)[: 2 * short] for t in tokens],
-        [_value_hash(g)[: 2 * short] for g in grams],
-    )
+    return [_short_hash(t) for t in tokens], [_short_hash(g) for g in grams]
+
+
+@lru_cache(maxsize=8192)
+def _short_hash(text: str) -> str:
+    """A 32-bit digest of a token or bigram (collisions among ≤ MAX_FINGERPRINT items are
+    negligible); tokens and bigrams recur across fields and runs: the digests are kept."""
+    return _value_hash(text)[:8]
 
 
 def _affix_ok(tokens: tuple[str, ...]) -> bool:
@@ -324,6 +330,8 @@ def affix(texts: Sequence[str], *, suffix: bool) -> tuple[str, int]:
 
 def _affix(tokens: Sequence[list[str]], *, suffix: bool) -> tuple[str, int]:
     """:func:`affix` of the distinct texts, sorted and split into tokens."""
+    if len(tokens) < 2:  # nothing is shared by two
+        return "", 0
     best: tuple[str, ...] = ()
     best_n = 0
     for width in (3, 2, 1):  # longest first: it wins ties
@@ -342,19 +350,6 @@ def _affix(tokens: Sequence[list[str]], *, suffix: bool) -> tuple[str, int]:
 _PUNCT = re.compile(r"[^\w\s]")
 
 
-def _profile_class(ch: str) -> str:
-    """``d`` digit, ``U`` upper-case letter, ``l`` other letter, ``p`` punctuation, else ``""``."""
-    if ch.isdigit():
-        return "d"
-    if ch.isalpha():
-        return "U" if ch.isupper() else "l"
-    return "p" if _PUNCT.match(ch) else ""
-
-
-# Each character as its profile class (:func:`_profile_class`); others dropped.
-_PROFILE_TABLE = _CharTable(_profile_class)
-
-
 class _TextFacts(NamedTuple):
     """What the statistics read of one distinct filled text."""
 
@@ -366,17 +361,21 @@ class _TextFacts(NamedTuple):
 
 
 def _text_facts(text: str) -> _TextFacts:
-    classes = text.translate(_PROFILE_TABLE)
+    # One translation gives the shape and the profile: digits are "9", letters "A" (upper
+    # case), "a", "H" (no Hangul, CJK or kana letter is upper case) or "L"; other characters
+    # stay themselves.
+    classes = text.translate(_SHAPE_TABLE)
+    parts = classes.split(None, _SHAPE_TOKENS)
     n = max(1, len(text))
-    digits = classes.count("d")
-    upper = classes.count("U")
-    letters = upper + classes.count("l")
+    digits = classes.count("9")
+    upper = classes.count("A")
+    letters = upper + classes.count("a") + classes.count("H") + classes.count("L")
     return _TextFacts(
-        shape=shape_signature(text),
+        shape=_shape(" ".join(parts[:_SHAPE_TOKENS]), len(parts) > _SHAPE_TOKENS),
         digest=_value_hash(text),
         numeric=bool(_NUMBER.match(text)),
         date=_is_date(text, digits, letters),
-        profile=(digits / n, classes.count("p") / n, upper / letters if letters else 0.0),
+        profile=(digits / n, len(_PUNCT.findall(text)) / n, upper / letters if letters else 0.0),
     )
 
 
