@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from anchorpath.fetch.warc import WarcWriter
+from anchorpath.runner import checkpoint
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     PageEntry,
@@ -68,6 +72,30 @@ def test_log_lines_written_after_the_last_checkpoint_are_cut(tmp_path: Path) -> 
     ]
     remove_checkpoint(tmp_path)
     assert load_checkpoint(tmp_path) is None and not list(tmp_path.iterdir())
+
+
+def test_new_log_lines_and_the_head_are_synced_before_the_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[str] = []
+    real_replace = os.replace
+
+    def sync(fd: int) -> None:
+        synced.append(Path(os.readlink(f"/proc/self/fd/{fd}")).name)
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        synced.append("rename")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(checkpoint, "_sync", sync)
+    monkeypatch.setattr(checkpoint.os, "replace", replace)
+    cp = _cp()
+    cp.pages.append(PageEntry.from_dict({"url": "http://a/1"}))
+    save_checkpoint(tmp_path, cp)
+    assert synced == ["records.jsonl", "pages.jsonl", ".checkpoint.json.tmp", "rename"]
+    synced.clear()
+    save_checkpoint(tmp_path, cp)  # nothing new in the logs: only the head
+    assert synced == [".checkpoint.json.tmp", "rename"]
 
 
 def _write(path: Path, urls: list[str]) -> None:

@@ -12,6 +12,8 @@ import threading
 import time
 from typing import Any, Protocol
 
+import diskcache
+
 from anchorpath._errors import StoreError
 
 __all__ = ["DiskStore", "KeyValueStore", "MemoryStore", "open_store"]
@@ -65,8 +67,6 @@ class DiskStore:
     """diskcache-backed store in ``directory`` (created if missing); safe across threads."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        import diskcache
-
         self.directory = os.fspath(directory)
         try:
             self._cache = diskcache.Cache(self.directory)

@@ -182,14 +182,14 @@ class HttpClient:
         Returns the response and ``"length"`` when the body was cut at the byte cap, else None.
         Raises :class:`NetworkError`.
         """
-        parsed = httpx.URL(url)
+        parsed = httpx.URL(url)  # parsed once: httpx takes the URL object as it is
         if self._resolver is not None or is_ip_literal(parsed.host):
-            return self._send(url, url, extra_headers, {}, started)
+            return self._send(url, parsed, extra_headers, {}, started)
         host_header = {"Host": parsed.netloc.decode("ascii")}
         extensions = {"sni_hostname": parsed.host} if parsed.scheme == "https" else {}
         candidates = list(dict.fromkeys(addresses))
         for index, address in enumerate(candidates):
-            target = str(parsed.copy_with(host=address))
+            target = parsed.copy_with(host=address)
             try:
                 return self._send(
                     url, target, {**extra_headers, **host_header}, extensions, started
@@ -202,7 +202,7 @@ class HttpClient:
     def _send(
         self,
         url: str,
-        target: str,
+        target: httpx.URL,
         extra_headers: Mapping[str, str],
         extensions: Mapping[str, Any],
         started: float,

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
 from anchorpath._errors import AnchorpathError, ArchiveError, UnsafeRequest
+from anchorpath._version import __version__
 from anchorpath.fetch.safety import decode_body
 
 __all__ = ["WarcReader", "WarcWriter"]
@@ -29,8 +34,6 @@ class WarcWriter:
     """Append-only, thread-safe writer of one ``.warc.gz`` file."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        from warcio.warcwriter import WARCWriter
-
         self.path = Path(path)
         self._lock = threading.Lock()
         try:
@@ -41,8 +44,6 @@ class WarcWriter:
             raise ArchiveError(f"{self.path}: cannot open WARC for writing: {exc}") from exc
         self._writer = WARCWriter(self._fh, gzip=True)
         if new:
-            from anchorpath._version import __version__
-
             info = {"software": f"anchorpath/{__version__}", "format": "WARC File Format 1.1"}
             self._write(self._writer.create_warcinfo_record(self.path.name, info))
 
@@ -60,8 +61,6 @@ class WarcWriter:
         ip: str | None = None,
     ) -> str:
         """Write a request and its response; returns the response record id."""
-        from warcio.statusandheaders import StatusAndHeaders
-
         parts = urlsplit(url)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         req_headers = StatusAndHeaders(
@@ -158,8 +157,6 @@ class WarcReader:
         self.max_body_bytes = max_body_bytes
 
     def _records(self, kinds: tuple[str, ...]) -> Iterator[Any]:
-        from warcio.archiveiterator import ArchiveIterator
-
         for path in self.paths:
             try:
                 with path.open("rb") as fh:
