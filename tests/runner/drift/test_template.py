@@ -26,3 +26,29 @@ def test_page_level_header_is_a_region_an_article_header_is_not() -> None:
     texts = template_texts(parse_html(PAGE, plain=True))
     assert "daily news" in texts.template
     assert "storm batters coast" in texts.content
+
+
+TRICKY = (
+    b"<html><head><title>Board</title><script>var x = 1;</script></head><body>"
+    b"<div id='siteNavBar'>Home<!-- hidden --> | <b>Notices</b><?pi skip?>Board</div>"
+    b"<div class='item'><span>Stra\xc3\x9fe</span>\xc2\xa0 <i>12</i></div>"
+    b"<div role='NAVIGATION'>Tab<script>code()</script></div>"
+    b"<article><footer>By staff</footer></article>"
+    b"<ul class='menu'>" + b"".join(b"<li>Item %d</li>" % i for i in range(40)) + b"</ul>"
+    b"<p>" + b"word " * 250 + b"</p>"
+    b"</body></html>"
+)
+
+
+def test_element_texts_are_their_string_value_normalised() -> None:
+    texts = template_texts(parse_html(TRICKY, plain=True))
+    # comments and processing instructions add their tails only; scripts count in their
+    # parent's text but are not listed; NBSP is white space; case-folded (ß → ss)
+    assert texts.template == {
+        "home | noticesboard",
+        "notices",
+        "tabcode()",
+        *(f"item {i}" for i in range(40)),
+    }
+    # the list (over 200 characters), the long paragraph, body and html are not listed
+    assert texts.content == {"12", "by staff", "strasse", "strasse 12"}

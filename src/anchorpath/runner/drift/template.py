@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -44,31 +45,26 @@ _REGION_NAME = re.compile(
 )
 
 
-_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+# Where camelCase starts a word: ``cnnOverlayMenu`` → ``cnn Overlay Menu``.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _is_region(el: etree._Element) -> bool:
-    tag = el.tag.lower() if isinstance(el.tag, str) else ""
-    if tag in ("html", "body"):
-        return False
-    if tag in _REGION_TAGS:
-        return True
-    if tag in _BANNER_TAGS:
-        return not any(
-            isinstance(a.tag, str) and a.tag.lower() in _SECTIONING for a in el.iterancestors()
-        )
-    if (el.get("role") or "").lower() in _REGION_ROLES:
-        return True
-    ident, cls = el.get("id"), el.get("class")
-    if not ident and not cls:
-        return False
-    named = (ident or "") + " " + (cls or "")
-    # camelCase names are words too: ``cnnOverlayMenu`` → ``cnn Overlay Menu``
-    return bool(_REGION_NAME.search(_CAMEL.sub(r"\1 \2", named)))
+def _page_banner(el: etree._Element) -> bool:
+    """Whether a ``<header>``/``<footer>`` is the page's own (in no sectioning element)."""
+    return not any(
+        isinstance(a.tag, str) and a.tag.lower() in _SECTIONING for a in el.iterancestors()
+    )
+
+
+@lru_cache(maxsize=4096)
+def _region_name(names: str) -> bool:
+    """Whether an element's ``id`` and ``class`` (joined by a space) name a template region;
+    camelCase names are words too (pages repeat their class names: the answers are kept)."""
+    return bool(_REGION_NAME.search(_CAMEL.sub(" ", names)))
 
 
 @dataclass(frozen=True)
@@ -79,36 +75,76 @@ class PageTexts:
     content: frozenset[str]  # outside every template region
 
 
+_NOT_TEXT = ("script", "style", "head", "title", "noscript")
+
+
 def template_texts(doc: etree._Element) -> PageTexts:
     """The normalised texts (≤ :data:`MAX_TEMPLATE_TEXT` characters) of the page's elements,
     split into those inside a template region and those outside."""
     template: set[str] = set()
     content: set[str] = set()
-    nodes = [el for el in doc.iter() if isinstance(el.tag, str)]
-    inside: dict[etree._Element, bool] = {}
-    for el in nodes:
-        parent = el.getparent()
-        inside[el] = (inside.get(parent, False) if parent is not None else False) or _is_region(el)
     # An element's ``string()`` is its text, then each child's string() and tail (comments and
-    # processing instructions add their tails only): built children first, in one pass.
-    texts: dict[etree._Element, str] = {}
-    for el in reversed(nodes):
-        parts = [el.text or ""]
-        for child in el:
-            if isinstance(child.tag, str):
-                parts.append(texts.pop(child))
-            parts.append(child.tail or "")
-        raw = "".join(parts)
-        texts[el] = raw
-        if el.tag in ("script", "style", "head", "title", "noscript"):
+    # processing instructions add their tails only): in one walk, ``pieces`` holds the text
+    # pieces in document order and an element's string is the join of those from its start to
+    # its end. An element's normalised text is at least as long as any descendant's: once one
+    # is too long, its pieces are dropped and its open ancestors (depth < ``long_depth``) are
+    # too long without building their strings.
+    pieces: list[str] = []
+    starts: list[int] = []  # where each open element's pieces begin
+    long_depth = 0
+    region_depth = -1  # the depth of the open template region (-1: none)
+    normed: dict[str, str] = {}
+    for event, el in etree.iterwalk(doc, events=("start", "end", "comment", "pi")):
+        if event == "start":
+            if region_depth < 0:  # is this element a template region?
+                tag = el.tag.lower()
+                if tag in _BANNER_TAGS:
+                    region = _page_banner(el)
+                else:
+                    region = tag in _REGION_TAGS
+                    if not region and tag not in ("html", "body"):
+                        role, ident, cls = el.get("role"), el.get("id"), el.get("class")
+                        region = role is not None and role.lower() in _REGION_ROLES
+                        if not region and (ident or cls):
+                            region = _region_name((ident or "") + " " + (cls or ""))
+                if region:
+                    region_depth = len(starts)
+            starts.append(len(pieces))
+            text = el.text
+            if text:
+                pieces.append(text)
             continue
-        if len(raw) > 4 * MAX_TEMPLATE_TEXT and len(raw.split(None, MAX_TEMPLATE_TEXT)) > (
-            MAX_TEMPLATE_TEXT
-        ):
-            continue  # more words than characters allowed: too long once normalised
-        text = _norm(raw)
-        if text and len(text) <= MAX_TEMPLATE_TEXT:
-            (template if inside[el] else content).add(text)
+        if event == "end":
+            start = starts.pop()
+            depth = len(starts)
+            n = len(pieces) - start
+            if depth < long_depth:
+                long_depth = depth
+                del pieces[start:]
+            elif n:
+                raw = pieces[start] if n == 1 else "".join(pieces[start:])
+                if raw.isspace() or el.tag in _NOT_TEXT:
+                    pass
+                elif (
+                    len(raw) > 4 * MAX_TEMPLATE_TEXT
+                    and len(raw.split(None, MAX_TEMPLATE_TEXT)) > MAX_TEMPLATE_TEXT
+                ):
+                    long_depth = depth  # more words than characters allowed
+                    del pieces[start:]
+                else:
+                    text = normed.get(raw)  # a wrapper's string is often its child's
+                    if text is None:
+                        text = normed[raw] = _norm(raw)
+                    if len(text) > MAX_TEMPLATE_TEXT:
+                        long_depth = depth
+                        del pieces[start:]
+                    else:
+                        (template if region_depth >= 0 else content).add(text)
+            if depth == region_depth:
+                region_depth = -1
+        tail = el.tail
+        if tail:
+            pieces.append(tail)
     return PageTexts(frozenset(template), frozenset(content))
 
 
