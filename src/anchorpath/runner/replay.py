@@ -48,6 +48,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import pickle
 import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -78,6 +79,7 @@ from anchorpath.runner.store.commit import (
 from anchorpath.runner.store.database import (
     DB_NAME,
     Event,
+    PageRow,
     RunRow,
     Store,
     StoredRecord,
@@ -224,23 +226,35 @@ class Checked:
 
 @dataclass(frozen=True)
 class Assembled:
-    """A run's pages and records, and the wall that stopped it (see :func:`_pages_of`)."""
+    """What the commit of a run checked where it was extracted needs of its pages and
+    records (see :func:`_pages_of`): its pages' store rows, how many records it emitted,
+    whether its pages look empty (:func:`looks_empty`), the wall that stopped it, and the URLs
+    that failed (with their status)."""
 
-    pages: list[PageEntry]
-    records: list[RecordEntry]
+    page_rows: list[PageRow]
+    emitted: int
+    looks_empty: bool
     blocked: str | None
+    failed: list[tuple[str, int]]
 
 
 @dataclass(frozen=True)
 class RunOut:
     """A run's extracted shards, whether the live run's crawl was complete, and, when its
-    pages needed no earlier run (no ``304``), its pages and records and their checks,
-    computed where it was extracted."""
+    pages needed no earlier run (no ``304``), what its commit needs (:class:`Assembled`,
+    :class:`Checked`), computed where it was extracted; its shards then travel as one pickled
+    ``archive``, opened only if a later run's ``304`` needs a page of it."""
 
     outs: list[list[ArchivedOut]]
     original_complete: bool
     assembled: Assembled | None = None
     checked: Checked | None = None
+    archive: bytes = b""
+
+    def archived(self) -> list[ArchivedOut]:
+        """Every archived response of the run, in archive order."""
+        outs = pickle.loads(self.archive) if self.archive else self.outs
+        return [o for seg in outs for o in seg]
 
 
 def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
@@ -253,13 +267,23 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
     for run in runs:
         outs = [extract_shard(progress, shard) for shard in run.shards]
         done = _original_complete(Path(run.run_dir), run.complete)
-        pages_out, asked, _failed = _assemble([o for seg in outs for o in seg])
+        pages_out, asked, failed = _assemble([o for seg in outs for o in seg])
         if not run.shards or any(o.status == 304 for o in pages_out):
             out.append(RunOut(outs, done))
             continue
         pages, records, _unresolved, blocked = _pages_of(pages_out, asked, _no_history)
-        checked = check_run(progress, CheckJob(run.shards[0].sf_text, records, pages))
-        out.append(RunOut(outs, done, Assembled(pages, records, blocked), checked))
+        sf_text = run.shards[0].sf_text
+        checked = check_run(progress, CheckJob(sf_text, records, pages))
+        emit = {name for name, pt in _compiled(sf_text)[0].page_types.items() if pt.emit}
+        assembled = Assembled(
+            page_rows(pages),
+            sum(1 for r in records if r.page_type in emit),
+            looks_empty(pages),
+            blocked,
+            failed,
+        )
+        archive = pickle.dumps(outs, protocol=pickle.HIGHEST_PROTOCOL)
+        out.append(RunOut([], done, assembled, checked, archive))
     return out
 
 
@@ -383,6 +407,8 @@ class ReplayedRun:
     # what a commit needs (not reported)
     _records: list[RecordEntry] = field(default_factory=list, repr=False)
     _pages: list[PageEntry] = field(default_factory=list, repr=False)
+    _page_rows: list[PageRow] = field(default_factory=list, repr=False)
+    _looks_empty: bool = field(default=False, repr=False)
     _gone: list[str] = field(default_factory=list, repr=False)
     _failed: list[str] = field(default_factory=list, repr=False)
     _blocked: str | None = field(default=None, repr=False)
@@ -577,6 +603,8 @@ class _Replayer:
         #: statistics of the target's last committed runs, oldest first (None: a committed run
         #: without any), kept up to date as runs are committed: the gate reads no database
         self.committed: list[RunStats | None] = []
+        #: pickled shards of runs checked where they were extracted, not yet in ``history``
+        self.unopened: list[bytes] = []
         self._seed: list[RunStats] | None = None
 
     def _listing(self, url: str) -> bool:
@@ -667,13 +695,22 @@ class _Replayer:
                 raise RunError(f"{where}: replay failed: {res}") from res
             yield from zip(batches[i], res, strict=True)
 
+    def open_archives(self) -> None:
+        """Remember the pages of the runs assembled so far whose archive is still unopened,
+        in order (before anything reads or extends the history)."""
+        unopened, self.unopened = self.unopened, []
+        for blob in unopened:
+            self.remember(RunOut([], False, archive=blob).archived())
+
     def remember(self, outs: Sequence[ArchivedOut]) -> None:
+        self.open_archives()
         for o in outs:
             if o.page is not None:
                 self.history.setdefault(o.url, []).append(o)
 
     def resolve(self, o: ArchivedOut) -> ArchivedOut | None:
         """The earlier page a 304 stands for (same URL, same ETag when both are known)."""
+        self.open_archives()
         for cand in reversed(self.history.get(o.url, [])):
             if o.etag is None or cand.etag is None or cand.etag == o.etag:
                 return cand
@@ -681,6 +718,7 @@ class _Replayer:
 
     def preload(self, older: list[RunRow], needed: set[str]) -> None:
         """Bodies of 304 pages archived before the replayed window (newest runs first)."""
+        self.open_archives()
         for run in older:
             if not needed:
                 return
@@ -705,24 +743,28 @@ class _Replayer:
             original_events=self.store.events(run.id),
         )
         rr._original_complete = got.original_complete
-        outs = [o for seg in got.outs for o in seg]
-        pages_out, asked, failed = _assemble(outs)
+        if got.assembled is not None:  # assembled and checked where it was extracted
+            done = got.assembled
+            failed, blocked = done.failed, done.blocked
+            rr.pages, rr.records = len(done.page_rows), done.emitted
+            rr._page_rows, rr._looks_empty = done.page_rows, done.looks_empty
+            self.unopened.append(got.archive)
+        else:
+            outs = got.archived()
+            pages_out, asked, failed = _assemble(outs)
+            pages, records, unresolved, blocked = _pages_of(pages_out, asked, self.resolve)
+            rr.unresolved += unresolved
+            self.remember(outs)
+            rr.pages = len(pages)
+            rr._records, rr._pages = records, pages
+            rr._page_rows, rr._looks_empty = page_rows(pages), looks_empty(pages)
+            rr.records = sum(1 for r in records if r.page_type in self.emit)
         # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
         # (a gone listing page is an error).
         rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
         rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
-        if got.assembled is not None:
-            pages, records = got.assembled.pages, got.assembled.records
-            blocked = got.assembled.blocked
-        else:
-            pages, records, unresolved, blocked = _pages_of(pages_out, asked, self.resolve)
-            rr.unresolved += unresolved
         if blocked:
             rr._blocked = blocked
-        self.remember(outs)
-        rr.pages = len(pages)
-        rr._records, rr._pages = records, pages
-        rr.records = sum(1 for r in records if r.page_type in self.emit)
         return rr
 
     def check(self, runs: list[ReplayedRun], done: Sequence[Checked | None] = ()) -> list[Checked]:
@@ -758,12 +800,12 @@ class _Replayer:
         crawl_complete = rr._original_complete and not rr._failed and not rr.unresolved
         if rr._blocked:
             rr.verdict, rr.reason = "blocked", rr._blocked
-        elif not rr._pages:
+        elif not rr.pages:
             rr.verdict = "error"
             rr.reason = "no archived page could be replayed" + (
                 f": {rr._failed[0]}" if rr._failed else ""
             )
-        elif rr.records == 0 and looks_empty(rr._pages):
+        elif rr.records == 0 and rr._looks_empty:
             rr.verdict = "empty-source"
             rr.reason = "the archived pages listed no records"
         else:
@@ -775,7 +817,7 @@ class _Replayer:
         row = self._row(run, rr)
         if rr.verdict == "ok":
             outcome = commit_records(
-                target, row, rr._records, rr._plan, page_rows(rr._pages), merged=rr._merged
+                target, row, rr._records, rr._plan, rr._page_rows, merged=rr._merged
             )
             rr.events, rr.complete = outcome.events, outcome.complete
             # What the database now holds for it (JSON values already), as the next runs'
@@ -958,9 +1000,6 @@ def _replay_runs(
     replayed: list[ReplayedRun] = []
     streaming = True
 
-    def flat(out: RunOut | None) -> list[ArchivedOut]:
-        return [o for seg in out.outs for o in seg] if out is not None else []
-
     def decide(k: int, rr: ReplayedRun, checked: Checked) -> None:
         rep.decide(rr, window[k], checked, scratch)
         report("run", {"run_id": window[k].id, "verdict": rr.verdict})
@@ -983,7 +1022,7 @@ def _replay_runs(
     needed: set[str] = set()
     have: set[str] = set()
     for one in extracted:
-        for o in flat(one):
+        for o in one.archived() if one is not None else []:
             if o.status == 304 and o.url not in have:
                 needed.add(o.url)
             if o.page is not None:
@@ -1061,7 +1100,7 @@ def _backfill(
             )
             assert rr._plan is not None
             outcome = commit_records(
-                store, row, rr._records, rr._plan, page_rows(rr._pages), merged=rr._merged
+                store, row, rr._records, rr._plan, rr._page_rows, merged=rr._merged
             )
             rr.events, rr.complete = outcome.events, outcome.complete
     return len(todo)
