@@ -125,6 +125,30 @@ def test_replay_with_the_runs_own_version_reproduces_its_events_through_304s(
 
 
 @pytest.mark.slow
+def test_a_window_replays_its_304s_from_the_pages_of_its_own_earlier_runs(
+    demo_story: tuple[Path, Path],
+) -> None:
+    """Day 1 is checked where it was extracted (no 304); day 2's 304s are read from day 1's
+    pages, which the replay opens only then."""
+    sel, state = demo_story
+    day1, day2 = runs(state)[:2]
+    result = replay_site(
+        ReplayOptions(
+            SITE,
+            sel,
+            state,
+            version=1,
+            since=parse_time(day1.started_at),
+            until=parse_time(day2.started_at),
+            settings=fast(),
+        )
+    )
+    assert [r.run_id for r in result.runs] == [day1.id, day2.id]
+    assert all(r.verdict == "ok" and not r.unresolved and r.same_events() for r in result.runs)
+    assert {e.kind for e in result.runs[1].events} == {"new", "changed", "withdrawn"}
+
+
+@pytest.mark.slow
 def test_days_of_the_old_template_replay_unchanged_under_the_repaired_file(
     demo_story: tuple[Path, Path],
 ) -> None:
