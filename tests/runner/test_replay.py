@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from anchorpath._config import Settings
 from anchorpath._errors import ConfigError, RunError
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.drift.check import BASELINE_WINDOW
@@ -24,21 +23,9 @@ from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data, save_selector_file
 
+from .conftest import fast
+
 SITE = "mfds-dmf"
-
-
-def fast() -> Settings:
-    s = Settings()
-    return replace(
-        s,
-        fetch=replace(
-            s.fetch,
-            min_delay=0.0,
-            delay_factor=0.0,
-            allow_private_networks=True,
-            contact="tests@anchorpath.invalid",
-        ),
-    )
 
 
 def run_day(sel: Path, state: Path, day: int, srv: DemoServer | None = None) -> RunResult:
