@@ -1,11 +1,88 @@
-"""Fixtures of the many-sites tests (``run --all``, ``replay``, the Dask executor)."""
+"""Fixtures of the many-sites tests (``run --all``, ``replay``, the Dask executor), and the
+scenarios every executor must pass with the same stores as threads of one process."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from anchorpath._config import Settings
+from anchorpath.demo import DemoServer, write_site_file
+from anchorpath.runner.executor import Executor
+from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.replay import ReplayOptions, replay_site
+from anchorpath.runner.run_all import RunAllOptions, run_all
+from anchorpath.runner.run_types import RunOptions
+from anchorpath.runner.store.database import Store
+
+
+def fast(delay: float = 0.0) -> Settings:
+    """Loopback settings without pauses (or with ``delay``)."""
+    s = Settings()
+    return replace(
+        s,
+        fetch=replace(
+            s.fetch,
+            min_delay=delay,
+            delay_factor=0.0,
+            allow_private_networks=True,
+            contact="tests@anchorpath.invalid",
+        ),
+    )
+
+
+def run_all_matches_threads(executor: Executor, tmp_path: Path) -> set[str]:
+    """Four sites (two sharing an origin, one refusing) through ``executor`` and through
+    threads of this process: the same verdicts and stores, record for record. Returns the
+    kinds of progress events that came back."""
+    sel = tmp_path / "selectors"
+    seen: set[str] = set()
+    with DemoServer(day=1) as a, DemoServer(day=1) as b, DemoServer(day=1) as c:
+        write_site_file(sel, a.base_url, site_id="dmf-a")
+        write_site_file(sel, b.base_url, site_id="dmf-b")
+        write_site_file(sel, a.base_url, site_id="dmf-a2", max_pages=5)  # a's origin group
+        write_site_file(sel, c.base_url, site_id="dmf-c")
+        c.set_mode("refuse")
+        local = run_all(
+            RunAllOptions(selectors_dir=sel, state_dir=tmp_path / "local", settings=fast())
+        )
+        other = run_all(
+            RunAllOptions(selectors_dir=sel, state_dir=tmp_path / "other", settings=fast()),
+            executor=executor,
+            progress=lambda kind, data: seen.add(kind),
+        )
+    sites = ["dmf-a", "dmf-a2", "dmf-b", "dmf-c"]
+    assert [(s.site, s.verdict) for s in other.sites] == [(s.site, s.verdict) for s in local.sites]
+    assert [s.verdict for s in other.sites] == ["ok", "ok", "ok", "blocked"]
+    assert other.exit_code == local.exit_code == 4 and other.groups == 3
+    with Store.in_state_dir(tmp_path / "local") as x, Store.in_state_dir(tmp_path / "other") as y:
+        assert [y.dump(s) for s in sites] == [x.dump(s) for s in sites]
+        assert y.dump("dmf-a")["records"]
+    # pages were archived into the (shared) state directory
+    assert list((tmp_path / "other" / "runs" / "dmf-b").glob("*/pages-00.warc.gz"))
+    return seen
+
+
+def replay_matches_threads(executor: Executor, tmp_path: Path) -> None:
+    """Two demo days run, then replayed through ``executor`` and through threads of this
+    process: the same verdicts, events and scratch databases."""
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    write_site_file(sel, "http://127.0.0.1:8765")
+    with DemoServer(day=1) as srv:
+        for day in (1, 2):
+            srv.set_day(day)
+            opts = RunOptions("mfds-dmf", sel, state, base_url=srv.base_url, settings=fast())
+            assert run_site(opts).verdict == "ok"
+    local = replay_site(ReplayOptions("mfds-dmf", sel, state, settings=fast()))
+    other = replay_site(ReplayOptions("mfds-dmf", sel, state, settings=fast()), executor=executor)
+    assert [r.verdict for r in other.runs] == [r.verdict for r in local.runs] == ["ok", "ok"]
+    assert all(r.same_events() for r in other.runs)
+    with Store(local.database) as x, Store(other.database) as y:
+        assert x.dump() == y.dump()
 
 
 @pytest.fixture(scope="session")

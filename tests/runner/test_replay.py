@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from anchorpath._config import Settings
 from anchorpath._errors import ConfigError, RunError
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.drift.check import BASELINE_WINDOW
@@ -24,21 +23,9 @@ from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data, save_selector_file
 
+from .conftest import fast
+
 SITE = "mfds-dmf"
-
-
-def fast() -> Settings:
-    s = Settings()
-    return replace(
-        s,
-        fetch=replace(
-            s.fetch,
-            min_delay=0.0,
-            delay_factor=0.0,
-            allow_private_networks=True,
-            contact="tests@anchorpath.invalid",
-        ),
-    )
 
 
 def run_day(sel: Path, state: Path, day: int, srv: DemoServer | None = None) -> RunResult:
@@ -122,6 +109,30 @@ def test_replay_with_the_runs_own_version_reproduces_its_events_through_304s(
             r[0] for r in store._query("SELECT status FROM pages WHERE run_id = ?", (day2.id,))
         ]
     assert statuses.count(304) > 30
+
+
+@pytest.mark.slow
+def test_a_window_replays_its_304s_from_the_pages_of_its_own_earlier_runs(
+    demo_story: tuple[Path, Path],
+) -> None:
+    """Day 1 is checked where it was extracted (no 304); day 2's 304s are read from day 1's
+    pages, which the replay opens only then."""
+    sel, state = demo_story
+    day1, day2 = runs(state)[:2]
+    result = replay_site(
+        ReplayOptions(
+            SITE,
+            sel,
+            state,
+            version=1,
+            since=parse_time(day1.started_at),
+            until=parse_time(day2.started_at),
+            settings=fast(),
+        )
+    )
+    assert [r.run_id for r in result.runs] == [day1.id, day2.id]
+    assert all(r.verdict == "ok" and not r.unresolved and r.same_events() for r in result.runs)
+    assert {e.kind for e in result.runs[1].events} == {"new", "changed", "withdrawn"}
 
 
 @pytest.mark.slow

@@ -10,32 +10,18 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from anchorpath._config import Settings
 from anchorpath._errors import RunError
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.run_all import RunAllOptions, discover_sites, origin_groups, run_all
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.load import load_selector_file
 
-
-def fast(delay: float = 0.0) -> Settings:
-    s = Settings()
-    return replace(
-        s,
-        fetch=replace(
-            s.fetch,
-            min_delay=delay,
-            delay_factor=0.0,
-            allow_private_networks=True,
-            contact="tests@anchorpath.invalid",
-        ),
-    )
+from .conftest import fast
 
 
 def test_discover_sites_and_globs(tmp_path: Path) -> None:

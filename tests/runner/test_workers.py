@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from anchorpath._config import Settings
-from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.executor import WorkerFailed
-from anchorpath.runner.pipeline import run_site
-from anchorpath.runner.replay import ReplayOptions, replay_site
-from anchorpath.runner.run_all import RunAllOptions, run_all
-from anchorpath.runner.run_types import RunOptions
-from anchorpath.runner.store.database import Store
 from anchorpath.runner.workers import ProcessExecutor
+
+from .conftest import replay_matches_threads, run_all_matches_threads
 
 pytestmark = pytest.mark.slow
 
@@ -30,20 +24,6 @@ def pool() -> Iterator[ProcessExecutor]:
     executor = ProcessExecutor(2).start()
     yield executor
     executor.close()
-
-
-def fast() -> Settings:
-    s = Settings()
-    return replace(
-        s,
-        fetch=replace(
-            s.fetch,
-            min_delay=0.0,
-            delay_factor=0.0,
-            allow_private_networks=True,
-            contact="tests@anchorpath.invalid",
-        ),
-    )
 
 
 # Task functions run in the worker processes: module level, so that they can be sent there.
@@ -113,47 +93,13 @@ def test_a_task_whose_worker_dies_is_retried_once_then_reported(
 def test_run_all_on_worker_processes_gives_the_threads_store(
     pool: ProcessExecutor, tmp_path: Path
 ) -> None:
-    sel = tmp_path / "selectors"
-    seen: list[str] = []
-    with DemoServer(day=1) as a, DemoServer(day=1) as b, DemoServer(day=1) as c:
-        write_site_file(sel, a.base_url, site_id="dmf-a")
-        write_site_file(sel, b.base_url, site_id="dmf-b")
-        write_site_file(sel, a.base_url, site_id="dmf-a2", max_pages=5)  # a's origin group
-        write_site_file(sel, c.base_url, site_id="dmf-c")
-        c.set_mode("refuse")
-        local = run_all(
-            RunAllOptions(selectors_dir=sel, state_dir=tmp_path / "local", settings=fast())
-        )
-        remote = run_all(
-            RunAllOptions(selectors_dir=sel, state_dir=tmp_path / "procs", settings=fast()),
-            executor=pool,
-            progress=lambda kind, data: seen.append(kind),
-        )
-    sites = ["dmf-a", "dmf-a2", "dmf-b", "dmf-c"]
-    assert [(s.site, s.verdict) for s in remote.sites] == [(s.site, s.verdict) for s in local.sites]
-    assert [s.verdict for s in remote.sites] == ["ok", "ok", "ok", "blocked"]
-    assert remote.exit_code == local.exit_code == 4 and remote.groups == 3
-    with Store.in_state_dir(tmp_path / "local") as x, Store.in_state_dir(tmp_path / "procs") as y:
-        assert [y.dump(s) for s in sites] == [x.dump(s) for s in sites]
-        assert y.dump("dmf-a")["records"]
-    assert {"start", "page", "done"} <= set(seen)
+    assert {"start", "page", "done"} <= run_all_matches_threads(pool, tmp_path)
 
 
 def test_replay_on_worker_processes_gives_the_threads_replay(
     pool: ProcessExecutor, tmp_path: Path
 ) -> None:
-    sel, state = tmp_path / "selectors", tmp_path / "state"
-    write_site_file(sel, "http://127.0.0.1:8765")
-    with DemoServer(day=1) as srv:
-        for day in (1, 2):
-            srv.set_day(day)
-            opts = RunOptions("mfds-dmf", sel, state, base_url=srv.base_url, settings=fast())
-            assert run_site(opts).verdict == "ok"
-    local = replay_site(ReplayOptions("mfds-dmf", sel, state, settings=fast()))
-    remote = replay_site(ReplayOptions("mfds-dmf", sel, state, settings=fast()), executor=pool)
-    assert [r.verdict for r in remote.runs] == [r.verdict for r in local.runs] == ["ok", "ok"]
-    with Store(local.database) as x, Store(remote.database) as y:
-        assert x.dump() == y.dump()
+    replay_matches_threads(pool, tmp_path)
 
 
 def test_workers_leave_when_the_submitting_process_is_killed(tmp_path: Path) -> None:

@@ -269,19 +269,23 @@ class DaskExecutor:
                     submit(queue.pop(0))
             for fut in ac:
                 i = index[fut.key]
+                result: Any
                 if fut.status == "error":
                     exc = fut.exception()
                     if isinstance(exc, Exception) and not _is_worker_death(exc):
-                        yield i, exc
+                        result = exc
                     else:
-                        yield i, WorkerFailed(f"task {keys[i]} failed on two workers: {exc}")
+                        result = WorkerFailed(f"task {keys[i]} failed on two workers: {exc}")
                 elif fut.status == "cancelled":
-                    yield i, WorkerFailed(f"task {keys[i]} was cancelled by the scheduler")
+                    result = WorkerFailed(f"task {keys[i]} was cancelled by the scheduler")
                 else:
-                    yield i, fut.result()
+                    result = fut.result()
                 fut.release()
+                # The next task goes out before the caller handles this result (a replay gates
+                # and commits runs meanwhile): the workers never wait for the caller.
                 if queue:
                     submit(queue.pop(0))
+                yield i, result
         finally:
             self.client.unsubscribe_topic(topic)
 

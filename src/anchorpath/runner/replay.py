@@ -48,6 +48,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import pickle
 import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -70,12 +71,15 @@ from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
     CommitPlan,
+    Merged,
     commit_records,
+    merge_records,
     page_rows,
 )
 from anchorpath.runner.store.database import (
     DB_NAME,
     Event,
+    PageRow,
     RunRow,
     Store,
     StoredRecord,
@@ -200,34 +204,86 @@ def extract_batch(progress: Progress, shards: list[Shard]) -> list[list[Archived
 
 @dataclass(frozen=True)
 class RunShards:
-    """The shards of one replayed run (its WARC segments, in order)."""
+    """The shards of one replayed run (its WARC segments, in order), and where the live run
+    left its plan and report (``run_dir``; ``complete``: what its row says, if neither can be
+    read)."""
 
     shards: tuple[Shard, ...]
+    run_dir: str
+    complete: bool
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A run's checks and what its commit needs from them, computed where it was checked: its
+    statistics as the store keeps them (JSON values, sorted keys) and its emitted records
+    merged by key."""
+
+    checks: RunChecks
+    stats: dict[str, Any]
+    merged: Merged
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """What the commit of a run checked where it was extracted needs of its pages and
+    records (see :func:`_pages_of`): its pages' store rows, how many records it emitted,
+    whether its pages look empty (:func:`looks_empty`), the wall that stopped it, and the URLs
+    that failed (with their status)."""
+
+    page_rows: list[PageRow]
+    emitted: int
+    looks_empty: bool
+    blocked: str | None
+    failed: list[tuple[str, int]]
 
 
 @dataclass(frozen=True)
 class RunOut:
-    """A run's extracted shards and, when its pages needed no earlier run (no ``304``), its
-    checks, computed where it was extracted."""
+    """A run's extracted shards, whether the live run's crawl was complete, and, when its
+    pages needed no earlier run (no ``304``), what its commit needs (:class:`Assembled`,
+    :class:`Checked`), computed where it was extracted; its shards then travel as one pickled
+    ``archive``, opened only if a later run's ``304`` needs a page of it."""
 
     outs: list[list[ArchivedOut]]
-    checks: RunChecks | None
+    original_complete: bool
+    assembled: Assembled | None = None
+    checked: Checked | None = None
+    archive: bytes = b""
+
+    def archived(self) -> list[ArchivedOut]:
+        """Every archived response of the run, in archive order."""
+        outs = pickle.loads(self.archive) if self.archive else self.outs
+        return [o for seg in outs for o in seg]
 
 
 def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
     """:func:`extract_shard` of every shard of several runs (one executor task); a run whose
     pages are all in its own segments is also assembled and checked here (:func:`check_run`),
-    so its records do not travel to a worker a second time. Runs with ``304`` answers are
-    checked later, once the pages they stand for are known."""
+    so its records do not travel to a worker a second time and the submitting process only
+    gates and commits it. Runs with ``304`` answers are checked later, once the pages they
+    stand for are known."""
     out: list[RunOut] = []
     for run in runs:
         outs = [extract_shard(progress, shard) for shard in run.shards]
-        checks: RunChecks | None = None
-        pages_out, asked, _failed = _assemble([o for seg in outs for o in seg])
-        if run.shards and all(o.status != 304 for o in pages_out):
-            pages, records, _unresolved, _blocked = _pages_of(pages_out, asked, _no_history)
-            checks = check_run(progress, CheckJob(run.shards[0].sf_text, records, pages))
-        out.append(RunOut(outs, checks))
+        done = _original_complete(Path(run.run_dir), run.complete)
+        pages_out, asked, failed = _assemble([o for seg in outs for o in seg])
+        if not run.shards or any(o.status == 304 for o in pages_out):
+            out.append(RunOut(outs, done))
+            continue
+        pages, records, _unresolved, blocked = _pages_of(pages_out, asked, _no_history)
+        sf_text = run.shards[0].sf_text
+        checked = check_run(progress, CheckJob(sf_text, records, pages))
+        emit = {name for name, pt in _compiled(sf_text)[0].page_types.items() if pt.emit}
+        assembled = Assembled(
+            page_rows(pages),
+            sum(1 for r in records if r.page_type in emit),
+            looks_empty(pages),
+            blocked,
+            failed,
+        )
+        archive = pickle.dumps(outs, protocol=pickle.HIGHEST_PROTOCOL)
+        out.append(RunOut([], done, assembled, checked, archive))
     return out
 
 
@@ -289,18 +345,42 @@ class CheckJob:
     pages: list[PageEntry]
 
 
-def check_batch(progress: Progress, jobs: list[CheckJob]) -> list[RunChecks]:
+def check_batch(progress: Progress, jobs: list[CheckJob]) -> list[Checked]:
     """:func:`check_run` of several runs (one executor task)."""
     return [check_run(progress, job) for job in jobs]
 
 
-def check_run(progress: Progress, job: CheckJob) -> RunChecks:
-    """Schema validation and drift statistics of one run: pure, so it runs on the executor
-    (the gate itself needs the store's history and stays in the submitting process)."""
+def check_run(progress: Progress, job: CheckJob) -> Checked:
+    """Schema validation and drift statistics of one run, and its records merged by key: pure,
+    so it runs on the executor (the gate itself needs the store's history and stays in the
+    submitting process)."""
     sf, _ = _compiled(job.sf_text)
     checks = check_records(sf, job.records, job.pages)
+    stats = json.loads(canonical_json(checks.stats.to_dict()))
+    merged = merge_records(job.records, _plan(sf, checks.bad))
     progress("checked", {"pages": len(job.pages)})
-    return checks
+    return Checked(checks, stats, merged)
+
+
+def _plan(
+    sf: SelectorFile,
+    bad: set[int],
+    *,
+    crawl_complete: bool = False,
+    stats: dict[str, Any] | None = None,
+    gone: Sequence[str] = (),
+) -> CommitPlan:
+    """How a replayed run's records are committed (``merge_records`` reads the key, emitted
+    and listing page types and the bad records only)."""
+    return CommitPlan(
+        key_fields=list(sf.key),
+        emit=sorted(n for n, pt in sf.page_types.items() if pt.emit),
+        listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
+        bad=sorted(bad),
+        crawl_complete=crawl_complete,
+        stats=stats,
+        gone=list(gone),
+    )
 
 
 # -- the replayed runs --------------------------------------------------------------------
@@ -327,10 +407,14 @@ class ReplayedRun:
     # what a commit needs (not reported)
     _records: list[RecordEntry] = field(default_factory=list, repr=False)
     _pages: list[PageEntry] = field(default_factory=list, repr=False)
+    _page_rows: list[PageRow] = field(default_factory=list, repr=False)
+    _looks_empty: bool = field(default=False, repr=False)
     _gone: list[str] = field(default_factory=list, repr=False)
     _failed: list[str] = field(default_factory=list, repr=False)
     _blocked: str | None = field(default=None, repr=False)
     _plan: CommitPlan | None = field(default=None, repr=False)
+    _merged: Merged | None = field(default=None, repr=False)
+    _original_complete: bool = field(default=False, repr=False)
 
     @property
     def committed_before(self) -> bool:
@@ -398,9 +482,13 @@ class ReplayResult:
         }
 
 
-def _original_complete(run: RunRow, state_dir: Path) -> bool:
-    """Whether the live run's crawl saw the whole site (its plan, else its report)."""
-    run_dir = Path(run.run_dir) if run.run_dir else state_dir / "runs" / run.site / run.id
+def _run_dir(run: RunRow, state_dir: Path) -> Path:
+    return Path(run.run_dir) if run.run_dir else state_dir / "runs" / run.site / run.id
+
+
+def _original_complete(run_dir: Path, complete: bool) -> bool:
+    """Whether the live run's crawl saw the whole site (its plan, else its report, else what
+    its row says: ``complete``)."""
     plan = run_dir / "quarantine" / ACCEPT_PLAN
     try:
         return bool(json.loads(plan.read_text(encoding="utf-8"))["crawl_complete"])
@@ -409,7 +497,7 @@ def _original_complete(run: RunRow, state_dir: Path) -> bool:
     try:
         return bool(json.loads((run_dir / "report.json").read_text(encoding="utf-8"))["complete"])
     except (OSError, ValueError, KeyError, TypeError):
-        return bool(run.complete)
+        return complete
 
 
 def _segments(run: RunRow) -> list[str]:
@@ -515,6 +603,8 @@ class _Replayer:
         #: statistics of the target's last committed runs, oldest first (None: a committed run
         #: without any), kept up to date as runs are committed: the gate reads no database
         self.committed: list[RunStats | None] = []
+        #: pickled shards of runs checked where they were extracted, not yet in ``history``
+        self.unopened: list[bytes] = []
         self._seed: list[RunStats] | None = None
 
     def _listing(self, url: str) -> bool:
@@ -605,13 +695,22 @@ class _Replayer:
                 raise RunError(f"{where}: replay failed: {res}") from res
             yield from zip(batches[i], res, strict=True)
 
+    def open_archives(self) -> None:
+        """Remember the pages of the runs assembled so far whose archive is still unopened,
+        in order (before anything reads or extends the history)."""
+        unopened, self.unopened = self.unopened, []
+        for blob in unopened:
+            self.remember(RunOut([], False, archive=blob).archived())
+
     def remember(self, outs: Sequence[ArchivedOut]) -> None:
+        self.open_archives()
         for o in outs:
             if o.page is not None:
                 self.history.setdefault(o.url, []).append(o)
 
     def resolve(self, o: ArchivedOut) -> ArchivedOut | None:
         """The earlier page a 304 stands for (same URL, same ETag when both are known)."""
+        self.open_archives()
         for cand in reversed(self.history.get(o.url, [])):
             if o.etag is None or cand.etag is None or cand.etag == o.etag:
                 return cand
@@ -619,6 +718,7 @@ class _Replayer:
 
     def preload(self, older: list[RunRow], needed: set[str]) -> None:
         """Bodies of 304 pages archived before the replayed window (newest runs first)."""
+        self.open_archives()
         for run in older:
             if not needed:
                 return
@@ -631,9 +731,10 @@ class _Replayer:
                     self.history.setdefault(o.url, []).insert(0, o)
                     needed.discard(o.url)
 
-    def assemble(self, run: RunRow, outs: list[ArchivedOut]) -> ReplayedRun:
+    def assemble(self, run: RunRow, got: RunOut) -> ReplayedRun:
         """A run's pages and records from its archived responses (304s resolved from the
-        runs assembled before it: call in the order the runs happened)."""
+        runs assembled before it: call in the order the runs happened), unless the executor
+        assembled them already."""
         rr = ReplayedRun(
             run.id,
             run.started_at,
@@ -641,27 +742,35 @@ class _Replayer:
             run.selector_version,
             original_events=self.store.events(run.id),
         )
-        pages_out, asked, failed = _assemble(outs)
+        rr._original_complete = got.original_complete
+        if got.assembled is not None:  # assembled and checked where it was extracted
+            done = got.assembled
+            failed, blocked = done.failed, done.blocked
+            rr.pages, rr.records = len(done.page_rows), done.emitted
+            rr._page_rows, rr._looks_empty = done.page_rows, done.looks_empty
+            self.unopened.append(got.archive)
+        else:
+            outs = got.archived()
+            pages_out, asked, failed = _assemble(outs)
+            pages, records, unresolved, blocked = _pages_of(pages_out, asked, self.resolve)
+            rr.unresolved += unresolved
+            self.remember(outs)
+            rr.pages = len(pages)
+            rr._records, rr._pages = records, pages
+            rr._page_rows, rr._looks_empty = page_rows(pages), looks_empty(pages)
+            rr.records = sum(1 for r in records if r.page_type in self.emit)
         # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
         # (a gone listing page is an error).
         rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
         rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
-        pages, records, unresolved, blocked = _pages_of(pages_out, asked, self.resolve)
-        rr.unresolved += unresolved
         if blocked:
             rr._blocked = blocked
-        self.remember(outs)
-        rr.pages = len(pages)
-        rr._records, rr._pages = records, pages
-        rr.records = sum(1 for r in records if r.page_type in self.emit)
         return rr
 
-    def check(
-        self, runs: list[ReplayedRun], done: Sequence[RunChecks | None] = ()
-    ) -> list[RunChecks]:
+    def check(self, runs: list[ReplayedRun], done: Sequence[Checked | None] = ()) -> list[Checked]:
         """Validation and field statistics of every assembled run: those in ``done`` (checked
         where they were extracted) as they are, the others on the executor."""
-        out: list[RunChecks | None] = list(done) or [None] * len(runs)
+        out: list[Checked | None] = list(done) or [None] * len(runs)
         todo = [k for k, c in enumerate(out) if c is None]
         jobs = [CheckJob(self.sf_text, runs[k]._records, runs[k]._pages) for k in todo]
         batches = self._batches(len(jobs)) if jobs else []
@@ -680,49 +789,41 @@ class _Replayer:
                 out[todo[j]] = checks
         return [c for c in out if c is not None]
 
-    def decide(
-        self, rr: ReplayedRun, run: RunRow, checks: RunChecks, target: Store, state_dir: Path
-    ) -> None:
+    def decide(self, rr: ReplayedRun, run: RunRow, checked: Checked, target: Store) -> None:
         """The gate against ``target``'s history, then the commit into ``target``."""
-        sf, emit = self.sf, self.emit
+        sf, emit, checks = self.sf, self.emit, checked.checks
         invalid_emitted = [r for r in checks.invalid if r.record.page_type in emit]
         rr.invalid = len(invalid_emitted)
         stats = checks.stats
-        rr.stats = stats.to_dict() if stats is not None else None
-        crawl_complete = _original_complete(run, state_dir) and not rr._failed and not rr.unresolved
+        rr.stats = checked.stats
+        rr._merged = checked.merged
+        crawl_complete = rr._original_complete and not rr._failed and not rr.unresolved
         if rr._blocked:
             rr.verdict, rr.reason = "blocked", rr._blocked
-        elif not rr._pages:
+        elif not rr.pages:
             rr.verdict = "error"
             rr.reason = "no archived page could be replayed" + (
                 f": {rr._failed[0]}" if rr._failed else ""
             )
-        elif rr.records == 0 and looks_empty(rr._pages):
+        elif rr.records == 0 and rr._looks_empty:
             rr.verdict = "empty-source"
             rr.reason = "the archived pages listed no records"
         else:
             history = self.baseline()
             _, rr.verdict, rr.reason = gate(stats, history, invalid_emitted, rr.records, sf)
-        rr._plan = CommitPlan(
-            key_fields=list(sf.key),
-            emit=sorted(emit),
-            listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
-            bad=sorted(checks.bad),
-            crawl_complete=crawl_complete,
-            stats=rr.stats,
-            gone=rr._gone,
+        rr._plan = _plan(
+            sf, checks.bad, crawl_complete=crawl_complete, stats=rr.stats, gone=rr._gone
         )
         row = self._row(run, rr)
         if rr.verdict == "ok":
-            outcome = commit_records(target, row, rr._records, rr._plan, page_rows(rr._pages))
-            rr.events, rr.complete = outcome.events, outcome.complete
-            # What the database now holds for it, as the next runs' baseline would read it.
-            stats = outcome.row.stats
-            self.committed.append(
-                RunStats.from_dict(json.loads(canonical_json(stats)))
-                if isinstance(stats, dict)
-                else None
+            outcome = commit_records(
+                target, row, rr._records, rr._plan, rr._page_rows, merged=rr._merged
             )
+            rr.events, rr.complete = outcome.events, outcome.complete
+            # What the database now holds for it (JSON values already), as the next runs'
+            # baseline would read it.
+            stats = outcome.row.stats
+            self.committed.append(RunStats.from_dict(stats) if isinstance(stats, dict) else None)
             del self.committed[:-BASELINE_WINDOW]
         else:
             target.commit_run(row)
@@ -887,47 +988,50 @@ def _replay_runs(
     """
     report, state_dir = rep.progress, rep.options.state_dir
     run_shards = [
-        RunShards(tuple(Shard(rep.sf_text, seg) for seg in _segments(run))) for run in window
+        RunShards(
+            tuple(Shard(rep.sf_text, seg) for seg in _segments(run)),
+            str(_run_dir(run, state_dir).absolute()),
+            bool(run.complete),
+        )
+        for run in window
     ]
     report("plan", {"runs": len(window), "shards": sum(len(r.shards) for r in run_shards)})
     extracted: list[RunOut | None] = [None] * len(window)
     replayed: list[ReplayedRun] = []
     streaming = True
 
-    def flat(out: RunOut | None) -> list[ArchivedOut]:
-        return [o for seg in out.outs for o in seg] if out is not None else []
-
-    def decide(k: int, rr: ReplayedRun, checks: RunChecks) -> None:
-        rep.decide(rr, window[k], checks, scratch, state_dir)
+    def decide(k: int, rr: ReplayedRun, checked: Checked) -> None:
+        rep.decide(rr, window[k], checked, scratch)
         report("run", {"run_id": window[k].id, "verdict": rr.verdict})
 
-    for k, out in rep.extract_runs(run_shards):
-        extracted[k] = out
+    for k, back in rep.extract_runs(run_shards):
+        extracted[k] = back
         while streaming and len(replayed) < len(window):
             nxt = extracted[len(replayed)]
             if nxt is None:
                 break
-            if nxt.checks is None:
+            if nxt.checked is None:
                 streaming = False
                 break
-            rr = rep.assemble(window[len(replayed)], flat(nxt))
+            rr = rep.assemble(window[len(replayed)], nxt)
             replayed.append(rr)
-            decide(len(replayed) - 1, rr, nxt.checks)
+            decide(len(replayed) - 1, rr, nxt.checked)
     if len(replayed) == len(window):
         return replayed
     # 304s of the first runs may need bodies archived before the window.
     needed: set[str] = set()
     have: set[str] = set()
-    for got in extracted:
-        for o in flat(got):
+    for one in extracted:
+        for o in one.archived() if one is not None else []:
             if o.status == 304 and o.url not in have:
                 needed.add(o.url)
             if o.page is not None:
                 have.add(o.url)
     rep.preload(older, needed)
     first = len(replayed)
-    rest = [rep.assemble(window[k], flat(extracted[k])) for k in range(first, len(window))]
-    done = [got.checks if got is not None else None for got in extracted[first:]]
+    got = [one for one in extracted[first:] if one is not None]  # every task came back
+    rest = [rep.assemble(run, one) for run, one in zip(window[first:], got, strict=True)]
+    done = [one.checked for one in got]
     for j, (rr, chk) in enumerate(zip(rest, rep.check(rest, done), strict=True)):
         replayed.append(rr)
         decide(first + j, rr, chk)
@@ -995,7 +1099,9 @@ def _backfill(
                 accepted_at=at,
             )
             assert rr._plan is not None
-            outcome = commit_records(store, row, rr._records, rr._plan, page_rows(rr._pages))
+            outcome = commit_records(
+                store, row, rr._records, rr._plan, rr._page_rows, merged=rr._merged
+            )
             rr.events, rr.complete = outcome.events, outcome.complete
     return len(todo)
 

@@ -191,15 +191,18 @@ def commit_records(
     records: Sequence[RecordEntry],
     plan: CommitPlan,
     pages: Sequence[PageRow],
+    *,
+    merged: Merged | None = None,
 ) -> CommitOutcome:
     """Compute a run's events against the store's current records and commit them, the
     records, the pages and ``run_row`` (counts and statistics filled in) in one transaction.
 
     Withdrawals need evidence (``compute_events``): a page gone (404/410) in this run, or a
     listed record missing from a complete crawl whose every emitted record was identifiable.
-    The caller holds the site lock.
+    The caller holds the site lock. ``merged``: :func:`merge_records` of ``records`` and
+    ``plan``, when the caller computed it already (elsewhere: a replay's executor).
     """
-    m = merge_records(records, plan)
+    m = merged if merged is not None else merge_records(records, plan)
     seen = m.seen
     complete = plan.crawl_complete and not m.unidentified
     current = store.current(run_row.site)
