@@ -45,7 +45,9 @@ _WATCH_SECONDS = 0.5
 def _worker_main(
     tasks: Any, results: Any, parent: int
 ) -> None:  # pragma: no cover - runs in worker processes
-    """A worker process: run each task of ``tasks`` on a thread, results to ``results``."""
+    """A worker process: results of the tasks of ``tasks`` to ``results``. An ``io_bound``
+    task runs on a thread of its own; CPU-bound ones run one after the other, in the order
+    they came (two at once would only share the interpreter and both finish late)."""
 
     def watch() -> None:
         while True:
@@ -75,14 +77,27 @@ def _worker_main(
             data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
         results.put(data)
 
-    threads: list[threading.Thread] = []
+    cpu_bound: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+
+    def run_cpu_bound() -> None:
+        while (msg := cpu_bound.get()) is not None:
+            run(*msg)
+
+    cpu_thread = threading.Thread(target=run_cpu_bound, name="anchorpath-cpu", daemon=True)
+    cpu_thread.start()
+    threads: list[threading.Thread] = [cpu_thread]
     while True:
         msg = tasks.get()
         if msg is None:
             break
-        thread = threading.Thread(target=run, args=msg, name="anchorpath-task", daemon=True)
+        io_bound, *args = msg
+        if not io_bound:
+            cpu_bound.put(tuple(args))
+            continue
+        thread = threading.Thread(target=run, args=args, name="anchorpath-task", daemon=True)
         thread.start()
         threads = [t for t in threads if t.is_alive()] + [thread]
+    cpu_bound.put(None)
     for thread in threads:
         thread.join()
 
@@ -167,7 +182,8 @@ class ProcessExecutor:
         job = f"{os.getpid()}-{self._jobs}"
         keys = list(names) if names else [str(i) for i in range(len(items))]
         # io_bound tasks (crawls waiting on politeness): as many at once as asked, spread
-        # evenly; CPU-bound ones: two per worker, so that none idles between two tasks.
+        # evenly; CPU-bound ones: two per worker (run one after the other there), so that
+        # none idles between two tasks.
         limit = max(1, max_in_flight) if io_bound else 2 * self.processes
         pending = list(range(len(items)))
         attempts = dict.fromkeys(pending, 0)
@@ -179,7 +195,7 @@ class ProcessExecutor:
                 worker = min(self._workers, key=lambda w: len(w.running))
                 worker.running.add(i)
                 attempts[i] += 1
-                worker.tasks.put((job, i, fn, items[i]))
+                worker.tasks.put((io_bound, job, i, fn, items[i]))
 
         checked = time.monotonic()
         try:
