@@ -173,18 +173,18 @@ class ProcessExecutor:
         attempts = dict.fromkeys(pending, 0)
         finished: set[int] = set()
 
-        def in_flight() -> int:
-            return sum(len(w.running) for w in self._workers)
+        def fill() -> None:
+            while pending and sum(len(w.running) for w in self._workers) < limit:
+                i = pending.pop(0)
+                worker = min(self._workers, key=lambda w: len(w.running))
+                worker.running.add(i)
+                attempts[i] += 1
+                worker.tasks.put((job, i, fn, items[i]))
 
         checked = time.monotonic()
         try:
             while len(finished) < len(items):
-                while pending and in_flight() < limit:
-                    i = pending.pop(0)
-                    worker = min(self._workers, key=lambda w: len(w.running))
-                    worker.running.add(i)
-                    attempts[i] += 1
-                    worker.tasks.put((job, i, fn, items[i]))
+                fill()
                 if time.monotonic() - checked >= _WATCH_SECONDS:
                     checked = time.monotonic()
                     for i in self._replace_dead():
@@ -217,6 +217,7 @@ class ProcessExecutor:
                 if i in pending:
                     pending.remove(i)
                 finished.add(i)
+                fill()  # the next task goes out before the caller handles this result
                 yield i, payload
         finally:
             # A caller that stops early leaves tasks running: they finish (checkpoints stay
