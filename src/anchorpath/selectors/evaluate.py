@@ -405,7 +405,9 @@ def _node_text(item: Any) -> str:
             return item.text or ""
         return str(item.text_content())
     if isinstance(item, etree._Element):
-        return "".join(str(t) for t in item.itertext())
+        if not len(item) and isinstance(item.tag, str):  # an element without children
+            return item.text or ""
+        return "".join(map(str, item.itertext()))
     return str(item)
 
 
