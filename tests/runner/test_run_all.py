@@ -49,6 +49,38 @@ def test_origin_groups_put_sites_sharing_an_origin_together(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
+def test_a_group_is_prepared_when_the_executor_asks_for_its_task(tmp_path: Path) -> None:
+    """The first crawls start while later sites are still being prepared (locks, checkpoints):
+    an executor that takes the tasks one by one finds no later site prepared yet."""
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    for k in range(3):
+        write_site_file(sel, f"http://127.0.0.{k + 1}:8765", site_id=f"site-{k}", max_pages=2)
+
+    class OneByOne:
+        def __init__(self) -> None:
+            self.prepared_before: list[int] = []
+
+        def capacity(self) -> int | None:
+            return 1
+
+        def run(self, fn: Any, items: Any, **kw: Any) -> Any:
+            for k in range(len(items)):
+                runs = state / "runs"
+                self.prepared_before.append(len(list(runs.iterdir())) if runs.exists() else 0)
+                assert items[k].jobs  # preparing it now
+                yield k, RuntimeError("not crawled in this test")
+
+        def close(self) -> None:
+            return None
+
+    executor = OneByOne()
+    result = run_all(
+        RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()), executor=executor
+    )
+    assert executor.prepared_before == [0, 1, 2]
+    assert [s.verdict for s in result.sites] == ["error"] * 3
+
+
 def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_path: Path) -> None:
     sel, state = tmp_path / "selectors", tmp_path / "state"
     with DemoServer(day=1) as good, DemoServer(day=1, mode="refuse") as refusing:

@@ -3,7 +3,9 @@
 Politeness makes one site slow by design; the way to go faster is many origins at once. Sites
 are put in *origin groups*: sites whose start URLs share an origin (transitively) are one
 group, crawled one after the other in one task, so one origin is never fetched by two tasks
-at once and no pacing state has to be shared between machines. Groups run concurrently
+at once and no pacing state has to be shared between machines. A group's sites are prepared
+(locked, resumed) when the executor takes its task, so the first crawls start while later
+sites are still being prepared. Groups run concurrently
 (``--workers``, default ``max(fetch.global_concurrency, 32)`` groups at once), and on threads
 of this process (``--executor local``) all of them share one politeness registry
 (:class:`~anchorpath.fetch.origins.SharedPoliteness`): one pace and one robots.txt per origin,
@@ -30,11 +32,11 @@ import fnmatch
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, RunError
@@ -316,16 +318,16 @@ def run_all(
     shared = SharedPoliteness(concurrency) if isinstance(executor, LocalExecutor) else None
     share = max(1, concurrency // max(1, executor.capacity() or 1))
     registry = uuid.uuid4().hex
-    seeder: ThreadPoolExecutor | None = None
+    seeder: _Seeder | None = None
     try:
         options.state_dir.mkdir(parents=True, exist_ok=True)
         store = Store(options.state_dir / DB_NAME)
     except OSError as exc:
         raise RunError(f"{options.state_dir}: {exc}") from exc
     try:
-        tasks: list[GroupJob] = []
-        members: list[list[_Site]] = []
-        for group in groups:
+        seeder = _Seeder(store)
+
+        def prepare(group: list[int]) -> tuple[GroupJob, list[_Site]]:
             ready: list[_Site] = []
             for i in group:
                 site = loaded[i]
@@ -337,20 +339,21 @@ def run_all(
                     outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=str(exc))
                     report("done", {"site": sid, "verdict": "error"})
                     continue
+                seeder.ahead(site)
                 ready.append(site)
-            if ready:
-                tasks.append(
-                    GroupJob(
-                        [s.job for s in ready if s.job is not None],
-                        shared=shared,
-                        fetcher_factory=fetcher_factory,
-                        registry=registry,
-                        concurrency=share,
-                    )
-                )
-                members.append(ready)
-        names = [f"group-{k}-{members[k][0].sf.site.id}" for k in range(len(tasks))]
-        seeder = _seed_ahead([s for m in members for s in m], store)
+            if group is groups[-1]:
+                seeder.start()  # every group is handed out
+            task = GroupJob(
+                [s.job for s in ready if s.job is not None],
+                shared=shared,
+                fetcher_factory=fetcher_factory,
+                registry=registry,
+                concurrency=share,
+            )
+            return task, ready
+
+        tasks = _Prepared(groups, prepare)
+        names = [f"group-{k}-{loaded[g[0]].sf.site.id}" for k, g in enumerate(groups)]
         for k, res in executor.run(
             crawl_group,
             tasks,
@@ -359,7 +362,8 @@ def run_all(
             max_in_flight=options.groups_at_once(),
             names=names,
         ):
-            for j, site in enumerate(members[k]):
+            seeder.start()
+            for j, site in enumerate(tasks.members(k)):
                 sid = site.sf.site.id
                 if isinstance(res, BaseException):
                     what = str(res) if isinstance(res, WorkerFailed) else f"worker: {res!r}"
@@ -371,7 +375,7 @@ def run_all(
                 report("done", {"site": sid, "verdict": outcomes[sid].verdict})
     finally:
         if seeder is not None:
-            seeder.shutdown(wait=True, cancel_futures=True)
+            seeder.close()
         for site in loaded:
             site.release()
         store.close()
@@ -382,19 +386,80 @@ def run_all(
     )
 
 
-def _seed_ahead(sites: Sequence[_Site], store: Store) -> ThreadPoolExecutor | None:
-    """Compute, on one thread of this process while the crawls run, the drift baseline's
+class _Prepared(Sequence[GroupJob]):
+    """The origin groups' tasks, each group prepared (locks, resume, checkpoints) when the
+    executor first asks for its task: the first crawls start while the sites of later groups
+    are still being prepared, instead of every crawl waiting for every site."""
+
+    def __init__(
+        self,
+        groups: list[list[int]],
+        prepare: Callable[[list[int]], tuple[GroupJob, list[_Site]]],
+    ) -> None:
+        self._groups = groups
+        self._prepare = prepare
+        self._done: dict[int, tuple[GroupJob, list[_Site]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    @overload
+    def __getitem__(self, k: int) -> GroupJob: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> Sequence[GroupJob]: ...
+
+    def __getitem__(self, k: int | slice) -> GroupJob | Sequence[GroupJob]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(len(self))[k]]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        if k not in self._done:
+            self._done[k] = self._prepare(self._groups[k])
+        return self._done[k][0]
+
+    def members(self, k: int) -> list[_Site]:
+        """The sites of group ``k`` that were prepared (its task crawls them in this order)."""
+        return self._done[k][1] if k in self._done else []
+
+
+class _Seeder:
+    """Computes, on one thread of this process while the crawls run, the drift baseline's
     seed of every site whose committed history is still young (a pure function of its
     selector file and fixtures): deciding a crawled site then only reads the store, and the
-    sites that finish together do not queue behind it."""
-    todo = [s for s in sites if s.run is not None and needs_seed(committed_history(store, s.sf))]
-    if not todo:
-        return None
-    pool = ThreadPoolExecutor(1, thread_name_prefix="anchorpath-seed")
-    for site in todo:
-        assert site.run is not None
-        site.run.seed = pool.submit(seed_for, site.sf, site.sf_path).result
-    return pool
+    sites that finish together do not queue behind it. The seeds are computed once
+    :meth:`start` is called (every group handed out, or the first crawl back), so that they
+    do not slow down preparing the sites."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.pool: ThreadPoolExecutor | None = None
+        self.waiting: list[_Site] = []
+
+    def ahead(self, site: _Site) -> None:
+        if site.run is None or not needs_seed(committed_history(self.store, site.sf)):
+            return
+        if self.pool is None:
+            self.waiting.append(site)
+        else:
+            self._submit(site)
+
+    def start(self) -> None:
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(1, thread_name_prefix="anchorpath-seed")
+        for site in self.waiting:
+            self._submit(site)
+        self.waiting = []
+
+    def _submit(self, site: _Site) -> None:
+        assert self.pool is not None and site.run is not None
+        site.run.seed = self.pool.submit(seed_for, site.sf, site.sf_path).result
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _prepare(site: _Site, options: RunAllOptions, store: Store, progress: Progress) -> None:
