@@ -10,7 +10,8 @@ site locks, the SQLite store, the verdicts and the reports.
 How it works: every worker has its own task queue; a task goes to the worker with the fewest
 tasks in flight, so an ``io_bound`` job (crawls waiting on politeness) is spread evenly, and
 an origin group is never split (one group is one task). Results and progress events come back
-on one queue as soon as each task ends. A worker that dies (killed, out of memory) has its
+on each worker's own pipe as soon as each task ends (a worker that dies mid-write cannot
+block the others). A worker that dies (killed, out of memory) has its
 tasks retried once on a fresh worker; a second failure comes back as
 :class:`~anchorpath.runner.executor.WorkerFailed`. Workers leave when the pool is closed, and
 on their own within a second when the submitting process disappears (after ``kill -9`` the
@@ -23,6 +24,7 @@ so must progress data.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import queue
@@ -56,11 +58,16 @@ def _worker_main(
                 os._exit(1)  # the submitting process is gone, and its locks and store with it
 
     threading.Thread(target=watch, name="anchorpath-watch", daemon=True).start()
+    sending = threading.Lock()  # this process's threads share its own pipe
+
+    def send(data: bytes) -> None:
+        with sending:
+            results.send_bytes(data)
 
     def run(job: str, key: int, fn: TaskFn, item: Any) -> None:
         def progress(kind: str, data: Mapping[str, Any]) -> None:
             try:
-                results.put(pickle.dumps(("progress", job, key, kind, dict(data))))
+                send(pickle.dumps(("progress", job, key, kind, dict(data))))
             except Exception:  # progress is best effort: never break the task for it
                 return
 
@@ -75,7 +82,7 @@ def _worker_main(
         except Exception as exc:
             what = f"{type(outcome).__name__}: {outcome}"
             data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
-        results.put(data)
+        send(data)
 
     cpu_bound: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
 
@@ -106,6 +113,9 @@ def _worker_main(
 class _Worker:
     process: Any
     tasks: Any
+    #: the read end of the worker's own result pipe (one writer: a worker that dies mid-write
+    #: cannot block the others, as a lock shared by all of them would)
+    results: Any
     #: indices of the current job's tasks sent to it and not finished
     running: set[int] = field(default_factory=set)
 
@@ -118,28 +128,41 @@ class ProcessExecutor:
             raise RunError(f"--executor local:{processes}: at least one worker process")
         self.processes = processes
         self._ctx = multiprocessing.get_context("spawn")
-        self._results: Any = None
         self._workers: list[_Worker] = []
         self._jobs = 0
 
     def start(self) -> ProcessExecutor:
         """Start the worker processes now (each imports the runner once, in parallel)."""
-        if self._results is None:
-            self._results = self._ctx.Queue()
         while len(self._workers) < self.processes:
             self._workers.append(self._spawn())
         return self
 
     def _spawn(self) -> _Worker:
         tasks = self._ctx.SimpleQueue()
+        reader, writer = self._ctx.Pipe(duplex=False)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(tasks, self._results, os.getpid()),
+            args=(tasks, writer, os.getpid()),
             name="anchorpath-worker",
             daemon=True,
         )
         proc.start()
-        return _Worker(proc, tasks)
+        writer.close()  # the worker holds the write end: EOF here when it dies
+        return _Worker(proc, tasks, reader)
+
+    def _receive(self, timeout: float) -> list[bytes] | None:
+        """Messages from any worker within ``timeout`` seconds; None when a worker's pipe
+        closed (it died: time to check the workers)."""
+        ready = multiprocessing.connection.wait([w.results for w in self._workers], timeout)
+        out = []
+        for w in self._workers:
+            if w.results not in ready:
+                continue
+            try:
+                out.append(w.results.recv_bytes())
+            except (EOFError, OSError):
+                return None
+        return out
 
     def capacity(self) -> int | None:
         """One CPU-bound task at a time per worker process."""
@@ -159,11 +182,9 @@ class ProcessExecutor:
             if w.process.is_alive():
                 w.process.terminate()
                 w.process.join(timeout=5)
+        for w in self._workers:
+            w.results.close()
         self._workers = []
-        if self._results is not None:
-            self._results.close()
-            self._results.join_thread()
-            self._results = None
 
     def run(
         self,
@@ -215,26 +236,30 @@ class ProcessExecutor:
                                     "(the process died: killed, or out of memory)"
                                 ),
                             )
-                try:
-                    raw = self._results.get(timeout=_WATCH_SECONDS)
-                except queue.Empty:
+                received = self._receive(_WATCH_SECONDS)
+                if received is None:  # a worker died: check now
+                    checked = 0.0
+                    time.sleep(0.01)  # let it be reaped
                     continue
-                try:
-                    kind, msg_job, i, payload, data = pickle.loads(raw)
-                except Exception as exc:  # a result that cannot be rebuilt
-                    raise RunError(f"a worker process sent an unreadable result ({exc})") from exc
-                if msg_job != job or i in finished:
-                    continue  # an earlier job's, or a task retried after its worker died
-                if kind == "progress":
-                    progress(str(payload), data or {})
-                    continue
-                for w in self._workers:
-                    w.running.discard(i)
-                if i in pending:
-                    pending.remove(i)
-                finished.add(i)
-                fill()  # the next task goes out before the caller handles this result
-                yield i, payload
+                for raw in received:
+                    try:
+                        kind, msg_job, i, payload, data = pickle.loads(raw)
+                    except Exception as exc:  # a result that cannot be rebuilt
+                        raise RunError(
+                            f"a worker process sent an unreadable result ({exc})"
+                        ) from exc
+                    if msg_job != job or i in finished:
+                        continue  # an earlier job's, or a task retried after its worker died
+                    if kind == "progress":
+                        progress(str(payload), data or {})
+                        continue
+                    for w in self._workers:
+                        w.running.discard(i)
+                    if i in pending:
+                        pending.remove(i)
+                    finished.add(i)
+                    fill()  # the next task goes out before the caller handles this result
+                    yield i, payload
         finally:
             # A caller that stops early leaves tasks running: they finish (checkpoints stay
             # consistent) and their results are dropped as an earlier job's.
@@ -247,5 +272,6 @@ class ProcessExecutor:
         for k, w in enumerate(self._workers):
             if not w.process.is_alive():
                 lost.extend(sorted(w.running))
+                w.results.close()
                 self._workers[k] = self._spawn()
         return lost
