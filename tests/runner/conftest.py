@@ -18,6 +18,7 @@ from anchorpath.runner.replay import ReplayOptions, replay_site
 from anchorpath.runner.run_all import RunAllOptions, run_all
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.runner.store.database import Store
+from anchorpath.selectors.model import SelectorFile
 
 
 def fast(delay: float = 0.0) -> Settings:
@@ -32,6 +33,27 @@ def fast(delay: float = 0.0) -> Settings:
             allow_private_networks=True,
             contact="tests@anchorpath.invalid",
         ),
+    )
+
+
+def news_selector(examples: list[str], xpath: str = "//h1") -> SelectorFile:
+    """A one-field news site: article pages under ``/a/`` with a required ``headline`` (the
+    key), read by ``xpath``, with three ``examples``."""
+    return SelectorFile.from_dict(
+        {
+            "site": {"id": "news", "name": "News"},
+            "version": 1,
+            "fetch": {"start_urls": ["http://127.0.0.1/a/1"]},
+            "page_types": {
+                "article": {
+                    "match": "/a/",
+                    "fields": {
+                        "headline": {"xpath": xpath, "required": True, "examples": examples}
+                    },
+                }
+            },
+            "key": ["headline"],
+        }
     )
 
 

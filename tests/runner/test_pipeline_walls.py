@@ -12,7 +12,8 @@ from anchorpath.fetch.testing import FaultServer, ok
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.selectors.load import save_selector_file
-from anchorpath.selectors.model import SelectorFile
+
+from .conftest import news_selector
 
 HEADER = (
     "<div id='masthead'><a href='/'>Daily News</a><form action='/session' method='post'>"
@@ -32,25 +33,7 @@ TITLES = ["Storm batters coast", "Bank raises rates", "Museum reopens", "Bridge 
 def _selectors(tmp_path: Path) -> Path:
     sel = tmp_path / "selectors"
     sel.mkdir()
-    data = {
-        "site": {"id": "news", "name": "News"},
-        "version": 1,
-        "fetch": {"start_urls": ["http://127.0.0.1/a/1"]},
-        "page_types": {
-            "article": {
-                "match": "/a/",
-                "fields": {
-                    "headline": {
-                        "xpath": "//h1[@class='headline']",
-                        "required": True,
-                        "examples": TITLES[:3],
-                    }
-                },
-            }
-        },
-        "key": ["headline"],
-    }
-    save_selector_file(SelectorFile.from_dict(data), sel / "news.json")
+    save_selector_file(news_selector(TITLES[:3], "//h1[@class='headline']"), sel / "news.json")
     return sel
 
 

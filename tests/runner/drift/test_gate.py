@@ -11,28 +11,10 @@ from anchorpath.runner.drift.check import seed_baseline
 from anchorpath.runner.drift.gate import gate, wilson_lower
 from anchorpath.runner.drift.stats import RunStats, field_stats
 from anchorpath.selectors.evaluate import PageResult
-from anchorpath.selectors.model import SelectorFile
 
-SF = SelectorFile.from_dict(
-    {
-        "site": {"id": "news", "name": "News"},
-        "version": 1,
-        "fetch": {"start_urls": ["http://127.0.0.1/a/1"]},
-        "page_types": {
-            "article": {
-                "match": "/a/",
-                "fields": {
-                    "headline": {
-                        "xpath": "//h1",
-                        "required": True,
-                        "examples": ["Storm batters coast", "Bank raises rates", "Museum reopens"],
-                    }
-                },
-            }
-        },
-        "key": ["headline"],
-    }
-)
+from ..conftest import news_selector
+
+SF = news_selector(["Storm batters coast", "Bank raises rates", "Museum reopens"])
 PT = SF.page_types["article"]
 
 

@@ -10,7 +10,8 @@ from typing import Any
 from anchorpath.runner.drift.check import check_drift, example_records, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, affix, field_stats
 from anchorpath.selectors.evaluate import PageResult
-from anchorpath.selectors.model import SelectorFile
+
+from ..conftest import news_selector
 
 HEADLINES = [
     "Agency clears backlog of drug applications",
@@ -27,26 +28,7 @@ HEADLINES = [
     "New bridge opens to traffic after delays",
 ]
 
-SELECTOR = SelectorFile.from_dict(
-    {
-        "site": {"id": "news", "name": "News"},
-        "version": 1,
-        "fetch": {"start_urls": ["http://127.0.0.1/a/1"]},
-        "page_types": {
-            "article": {
-                "match": "/a/",
-                "fields": {
-                    "headline": {
-                        "xpath": "//h1",
-                        "required": True,
-                        "examples": HEADLINES[9:12],
-                    }
-                },
-            }
-        },
-        "key": ["headline"],
-    }
-)
+SELECTOR = news_selector(HEADLINES[9:12])
 PT = SELECTOR.page_types["article"]
 
 
