@@ -150,19 +150,20 @@ class ProcessExecutor:
         writer.close()  # the worker holds the write end: EOF here when it dies
         return _Worker(proc, tasks, reader)
 
-    def _receive(self, timeout: float) -> list[bytes] | None:
-        """Messages from any worker within ``timeout`` seconds; None when a worker's pipe
+    def _receive(self, timeout: float) -> tuple[list[bytes], bool]:
+        """Messages from any worker within ``timeout`` seconds, and whether a worker's pipe
         closed (it died: time to check the workers)."""
         ready = multiprocessing.connection.wait([w.results for w in self._workers], timeout)
-        out = []
+        out: list[bytes] = []
+        closed = False
         for w in self._workers:
             if w.results not in ready:
                 continue
             try:
                 out.append(w.results.recv_bytes())
             except (EOFError, OSError):
-                return None
-        return out
+                closed = True
+        return out, closed
 
     def capacity(self) -> int | None:
         """One CPU-bound task at a time per worker process."""
@@ -236,11 +237,10 @@ class ProcessExecutor:
                                     "(the process died: killed, or out of memory)"
                                 ),
                             )
-                received = self._receive(_WATCH_SECONDS)
-                if received is None:  # a worker died: check now
+                received, closed = self._receive(_WATCH_SECONDS)
+                if closed:  # a worker died: check now (once it is reaped)
                     checked = 0.0
-                    time.sleep(0.01)  # let it be reaped
-                    continue
+                    time.sleep(0.01)
                 for raw in received:
                     try:
                         kind, msg_job, i, payload, data = pickle.loads(raw)
