@@ -231,6 +231,9 @@ def captcha() -> Behaviour:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body leave in two writes: with Nagle's algorithm the body waits for the
+    # client's delayed ACK of the headers (~40 ms on Linux). Real servers send at once.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
