@@ -17,6 +17,7 @@ import pytest
 
 from anchorpath._errors import RunError
 from anchorpath.demo import DemoServer, write_site_file
+from anchorpath.runner import run_all as run_all_module
 from anchorpath.runner.run_all import RunAllOptions, discover_sites, origin_groups, run_all
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.load import load_selector_file
@@ -113,6 +114,27 @@ def test_sites_on_one_origin_share_one_pace_and_one_robots_txt(tmp_path: Path) -
     arrivals = sorted(t for t, _, _, _ in log)
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     assert len(arrivals) == 13 and min(gaps) >= delay * 0.9
+
+
+def test_page_events_are_coalesced_and_the_last_one_comes_before_crawled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_all_module, "PAGE_EVENT_SECONDS", 60.0)
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    events: list[tuple[str, dict[str, Any]]] = []
+    with DemoServer(day=1) as srv:
+        write_site_file(sel, srv.base_url, site_id="board", max_pages=5)
+        result = run_all(
+            RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()),
+            progress=lambda kind, data: events.append((kind, dict(data))),
+        )
+    [site] = result.sites
+    kinds = [k for k, _ in events]
+    pages = [d for k, d in events if k == "page"]
+    # the first page at once, then only the latest, just before the site's next event
+    assert len(pages) == 2 and kinds[kinds.index("crawled") - 1] == "page"
+    assert pages[-1]["done"] == site.counts()["pages"] > pages[0]["done"]
+    assert pages[-1]["records"] == site.counts()["records"] and pages[-1]["site"] == "board"
 
 
 @pytest.mark.slow

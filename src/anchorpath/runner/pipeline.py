@@ -221,6 +221,8 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
         conditional=config.conditional and not options.full,
     )
     counters: dict[str, Any] = {}
+    # Records are only ever appended: the progress count grows with each page's new ones.
+    counted, emitted = 0, 0
     try:
         while True:
             item = frontier.pop(state)
@@ -265,13 +267,15 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             cp.crawl = state.to_dict()
             cp.errors = fetch_errors
             save_checkpoint(run_dir, cp)
+            emitted += sum(1 for r in cp.records[counted:] if r.page_type in emit)
+            counted = len(cp.records)
             progress(
                 "page",
                 {
                     "url": item.url,
                     "done": len(state.done),
                     "queued": len(state.frontier),
-                    "records": sum(1 for r in cp.records if r.page_type in emit),
+                    "records": emitted,
                     "errors": len(fetch_errors),
                 },
             )
