@@ -4,7 +4,7 @@ Part 1, many origins: N demo servers (one origin each, in a child process) × on
 at M pages. A polite crawl cannot beat ``bound = max over origins of M × min delay`` (each
 origin: robots.txt, then M pages, M pauses); origins run in parallel. We time ``run_all`` with
 the local executor (threads of this process), with ``local:2`` (2 worker processes) and with a
-``distributed.LocalCluster`` of 2 worker processes, and report total / bound (goal: ≤ 1.15 for
+Dask scheduler and 2 worker processes started as the README does, and report total / bound (goal: ≤ 1.15 for
 32 origins), each after a warm-up run (1 origin × 1 page) through the same executor, so that
 starting workers and importing modules (fixed per process, paid once by a Dask worker) are not
 counted; the best of ``--reps`` repetitions is kept (every one is printed), with the CPU time
@@ -12,7 +12,7 @@ of this process per page fetched beside it.
 
 Part 2, replay throughput: one demo site crawled in full once, its run cloned R times in the
 store (R runs, R WARC segments); ``replay_site`` of all R runs into a scratch database with
-threads of this process, on ``local:1``/``local:2`` worker processes, and on a LocalCluster of
+threads of this process, on ``local:1``/``local:2`` worker processes, and on Dask clusters of
 1 worker process and of 2 (goal: 2 workers ≥ 1.8× faster than 1; 1 and 2 workers measured in
 turns, best of ``--reps`` each), against a bare
 ``lxml.html.fromstring`` of the same page bodies in one process. Peak RSS of every worker is
@@ -24,11 +24,13 @@ read after each phase.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import platform
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -72,21 +74,70 @@ def _peak_rss_kb() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
-def cluster(workers: int) -> Any:
-    """A local Dask cluster whose workers run as the README starts them: without Dask's
-    statistical profiler, which walks every thread's stack 100 times a second (a ``run --all``
-    task keeps one thread per origin group: ~0.35 s of CPU per worker in a 32-origin run)."""
-    import dask
-    from distributed import LocalCluster
+class DaskCluster:
+    """A Dask scheduler and ``workers`` worker processes started as the README starts them
+    (``dask scheduler``, ``dask worker --nworkers N --nthreads 1``, workers without Dask's
+    statistical profiler, which walks every thread's stack 100 times a second while a
+    ``run --all`` task keeps one thread per origin group): the scheduler runs in a process of
+    its own, as in a deployment, not in the submitting process."""
 
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
-        return LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=50,
+    def __init__(self, workers: int, root: Path) -> None:
+        dask_cli = str(Path(sys.executable).with_name("dask"))
+        info = Path(tempfile.mkdtemp(dir=root)) / "scheduler.json"
+        self.procs = [
+            subprocess.Popen(
+                [
+                    dask_cli,
+                    "scheduler",
+                    "--port",
+                    "0",
+                    "--no-dashboard",
+                    "--scheduler-file",
+                    str(info),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        ]
+        env = {**os.environ, "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+        self.procs.append(
+            subprocess.Popen(
+                [
+                    *(dask_cli, "worker", "--scheduler-file", str(info), "--no-dashboard"),
+                    *("--nworkers", str(workers), "--nthreads", "1"),
+                    *("--local-directory", str(info.parent)),
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         )
+        deadline = time.monotonic() + 60
+        while not info.is_file() or not info.read_text(encoding="utf-8").strip():
+            if time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError("dask scheduler did not start")
+            time.sleep(0.1)
+        self.scheduler_address: str = json.loads(info.read_text(encoding="utf-8"))["address"]
+        from distributed import Client
+
+        with Client(self.scheduler_address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=60)
+
+    def __enter__(self) -> DaskCluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            proc.terminate()
+        for proc in reversed(self.procs):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 def worker_peaks(executor: Executor) -> list[float]:
@@ -304,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
             "| warm-up s (not timed) |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
-        dask_cluster = None if args.skip_dask else cluster(2)
+        dask_cluster = None if args.skip_dask else DaskCluster(2, root)
         try:
             for n in args.origins:
                 modes: list[tuple[str, Executor]] = [
@@ -365,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
             ("local", [ProcessExecutor(1).start(), ProcessExecutor(2).start()], [])
         ]
         if not args.skip_dask:
-            clusters = [cluster(1), cluster(2)]
+            clusters = [DaskCluster(1, root), DaskCluster(2, root)]
             pools.append(("dask", [DaskExecutor(c.scheduler_address) for c in clusters], clusters))
         for kind, executors, clusters in pools:
             for ex in executors:
