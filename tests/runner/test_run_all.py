@@ -51,8 +51,8 @@ def test_origin_groups_put_sites_sharing_an_origin_together(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_a_group_is_prepared_when_the_executor_asks_for_its_task(tmp_path: Path) -> None:
-    """The first crawls start while later sites are still being prepared (locks, checkpoints):
-    an executor that takes the tasks one by one finds no later site prepared yet."""
+    """The first crawls start while later sites are still being prepared (locks, runs): an
+    executor that takes the tasks one by one finds no later site's lock taken yet."""
     sel, state = tmp_path / "selectors", tmp_path / "state"
     for k in range(3):
         write_site_file(sel, f"http://127.0.0.{k + 1}:8765", site_id=f"site-{k}", max_pages=2)
@@ -66,9 +66,10 @@ def test_a_group_is_prepared_when_the_executor_asks_for_its_task(tmp_path: Path)
 
         def run(self, fn: Any, items: Any, **kw: Any) -> Any:
             for k in range(len(items)):
-                runs = state / "runs"
-                self.prepared_before.append(len(list(runs.iterdir())) if runs.exists() else 0)
+                locks = state / "locks"
+                self.prepared_before.append(len(list(locks.iterdir())) if locks.exists() else 0)
                 assert items[k].jobs  # preparing it now
+                assert not (state / "runs").exists()  # a new run's crawl writes its files
                 yield k, RuntimeError("not crawled in this test")
 
         def close(self) -> None:
