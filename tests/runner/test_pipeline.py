@@ -20,11 +20,11 @@ from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.fetch.result import FetchResult
 from anchorpath.runner.drift.validate import RecordValidator, record_schema
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.pipeline import _Run, crawl_site, run_site
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.commit import record_key
-from anchorpath.runner.store.database import Store
-from anchorpath.selectors.load import parse_selector_data
+from anchorpath.runner.store.database import DB_NAME, Store
+from anchorpath.selectors.load import load_selector_file, parse_selector_data
 
 ORIGIN = "http://synth.test"
 PER_PAGE = 5
@@ -437,3 +437,61 @@ def test_paths_cache_dir_is_where_the_fetcher_caches(tmp_path: Path, selectors_d
     opts = RunOptions("synth", selectors_dir, state, base_url=ORIGIN, settings=configured)
     run_site(opts, fetcher_factory=factory)
     assert seen == [state / "cache", tmp_path / "cache"]
+
+
+def test_a_new_run_is_checkpointed_by_its_crawl_before_any_page(
+    tmp_path: Path, selectors_dir: Path
+) -> None:
+    """Preparing a new run writes nothing; its crawl saves the first checkpoint before it asks
+    for a page, so a kill at the first page resumes that run."""
+    state = tmp_path / "state"
+    saved: list[dict[str, Any]] = []
+
+    def kill_at_first_page(url: str, n: int) -> None:
+        saved.append(json.loads(next((state / "runs").glob("*/*/checkpoint.json")).read_text()))
+        raise Killed
+
+    with pytest.raises(Killed):
+        run(selectors_dir, state, render_site(1), hook=kill_at_first_page)
+    assert saved[0]["attempts"] == 1 and saved[0]["crawl"]["done"] == []
+    r = run(selectors_dir, state, render_site(1))
+    assert r.resumed and r.run_id == saved[0]["run_id"]
+
+
+def test_a_retried_crawl_of_a_new_run_continues_from_what_it_saved(
+    tmp_path: Path, selectors_dir: Path
+) -> None:
+    """A crawl task sent again (a Dask retry) with the same new-run job resumes what the first
+    attempt checkpointed instead of starting over."""
+    state = tmp_path / "state"
+    pages = render_site(1)
+    store = Store(state / DB_NAME)
+    opts = RunOptions("synth", selectors_dir, state, base_url=ORIGIN)
+    sf_path = selectors_dir / "synth.json"
+    prepared = _Run(opts, load_selector_file(sf_path), sf_path, store, _quiet)
+    job = prepared.prepare()
+    assert not job.run_dir.exists() and job.fresh is not None
+    first: list[str] = []
+
+    def route(log: list[str], kill_at: int | None) -> Callable[[str], Route]:
+        def answer(url: str) -> Route:
+            log.append(url)
+            if len(log) == kill_at:
+                raise Killed
+            return pages.get(url, (404, {}, b""))
+
+        return answer
+
+    with pytest.raises(Killed):
+        crawl_site(job, MockFetcher.factory(route(first, 4)), _quiet)
+    second: list[str] = []
+    out = crawl_site(job, MockFetcher.factory(route(second, None)), _quiet)
+    assert out.checkpoint.attempts == 2
+    assert out.checkpoint.run_id == job.fresh.run_id
+    assert not set(second) & set(first[:3])
+    assert len(out.checkpoint.pages) == len(first[:3]) + len(second)
+    store.close()
+
+
+def _quiet(kind: str, data: Any) -> None:
+    return None

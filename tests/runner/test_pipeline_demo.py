@@ -223,3 +223,20 @@ def test_anchorpath_demo_shows_three_days() -> None:
     assert "alert bundle:" in out and "anchorpath author repair mfds-dmf --bundle" in out
     assert "✓ adopted: the repaired file reproduces the last good records" in out
     assert "✓ day 3 passes with the repaired selectors, and nothing changed" in out
+
+
+def test_page_progress_counts_the_records_collected_so_far(tmp_path: Path) -> None:
+    seen: list[int] = []
+
+    def progress(kind: str, data: Any) -> None:
+        if kind == "page":
+            seen.append(data["records"])
+
+    with DemoServer(day=1) as srv:
+        opts = RunOptions(
+            SITE, SELECTOR.parent, tmp_path, base_url=srv.base_url, settings=_settings()
+        )
+        result = run_site(opts, progress=progress)
+    assert result.verdict == "ok"
+    assert seen == sorted(seen) and seen[0] < seen[-1]
+    assert seen[-1] == len(records_for_day(1)) == result.counts()["records"]

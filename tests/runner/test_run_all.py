@@ -17,6 +17,7 @@ import pytest
 
 from anchorpath._errors import RunError
 from anchorpath.demo import DemoServer, write_site_file
+from anchorpath.runner import run_all as run_all_module
 from anchorpath.runner.run_all import RunAllOptions, discover_sites, origin_groups, run_all
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.load import load_selector_file
@@ -50,8 +51,8 @@ def test_origin_groups_put_sites_sharing_an_origin_together(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_a_group_is_prepared_when_the_executor_asks_for_its_task(tmp_path: Path) -> None:
-    """The first crawls start while later sites are still being prepared (locks, checkpoints):
-    an executor that takes the tasks one by one finds no later site prepared yet."""
+    """The first crawls start while later sites are still being prepared (locks, runs): an
+    executor that takes the tasks one by one finds no later site's lock taken yet."""
     sel, state = tmp_path / "selectors", tmp_path / "state"
     for k in range(3):
         write_site_file(sel, f"http://127.0.0.{k + 1}:8765", site_id=f"site-{k}", max_pages=2)
@@ -65,9 +66,10 @@ def test_a_group_is_prepared_when_the_executor_asks_for_its_task(tmp_path: Path)
 
         def run(self, fn: Any, items: Any, **kw: Any) -> Any:
             for k in range(len(items)):
-                runs = state / "runs"
-                self.prepared_before.append(len(list(runs.iterdir())) if runs.exists() else 0)
+                locks = state / "locks"
+                self.prepared_before.append(len(list(locks.iterdir())) if locks.exists() else 0)
                 assert items[k].jobs  # preparing it now
+                assert not (state / "runs").exists()  # a new run's crawl writes its files
                 yield k, RuntimeError("not crawled in this test")
 
         def close(self) -> None:
@@ -113,6 +115,27 @@ def test_sites_on_one_origin_share_one_pace_and_one_robots_txt(tmp_path: Path) -
     arrivals = sorted(t for t, _, _, _ in log)
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     assert len(arrivals) == 13 and min(gaps) >= delay * 0.9
+
+
+def test_page_events_are_coalesced_and_the_last_one_comes_before_crawled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_all_module, "PAGE_EVENT_SECONDS", 60.0)
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    events: list[tuple[str, dict[str, Any]]] = []
+    with DemoServer(day=1) as srv:
+        write_site_file(sel, srv.base_url, site_id="board", max_pages=5)
+        result = run_all(
+            RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()),
+            progress=lambda kind, data: events.append((kind, dict(data))),
+        )
+    [site] = result.sites
+    kinds = [k for k, _ in events]
+    pages = [d for k, d in events if k == "page"]
+    # the first page at once, then only the latest, just before the site's next event
+    assert len(pages) == 2 and kinds[kinds.index("crawled") - 1] == "page"
+    assert pages[-1]["done"] == site.counts()["pages"] > pages[0]["done"]
+    assert pages[-1]["records"] == site.counts()["records"] and pages[-1]["site"] == "board"
 
 
 @pytest.mark.slow

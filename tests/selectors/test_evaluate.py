@@ -461,6 +461,26 @@ def test_anchors_present_is_a_drift_signal_of_evaluate_page() -> None:
     assert skipped.records == result.records
 
 
+def test_anchor_labels_match_texts_with_or_without_a_trailing_colon() -> None:
+    labels = {"a": "Brand", "b": "Brand:", "c": "Model", "d": "Size：", "e": "Color", "g": ":"}
+    labels["h"] = "："  # only colons: a text of only the same colon
+    fields = {
+        name: f("(//td)[1]", anchor={"kind": "label-text", "value": value})
+        for name, value in labels.items()
+    }
+    rows = [("Brand:", "x"), ("Model ：", "y"), (":", "z"), ("Size", "w")]
+    result = evaluate_page(compile_selectors(make_sf(fields)), parse_html(detail_page(rows)), URL)
+    assert result.anchors_present == {
+        "a": True,
+        "b": True,
+        "c": True,
+        "d": True,
+        "e": False,
+        "g": True,
+        "h": False,
+    }
+
+
 def _random_page(rng: random.Random) -> str:
     labels = ["Brand", "Model", "Maker's", "Size cm", "A B", "Other", "Brand Model"]
     rows = []

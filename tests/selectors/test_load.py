@@ -97,6 +97,36 @@ def test_key_must_name_an_emitted_field() -> None:
     ]
 
 
+def _variants(node: Any) -> list[Any]:
+    """Copies of ``node`` with one member dropped or replaced by a wrong or nearby value."""
+    out: list[Any] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out.append({k: v for k, v in node.items() if k != key})
+            for new in (None, True, 0, 1, 1.0, "", "(", [], {}, *_variants(value)):
+                out.append({**node, key: new})
+        out.append({**node, "extra": 1})
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            out.append(node[:i] + node[i + 1 :])
+            out += [[*node[:i], new, *node[i + 1 :]] for new in _variants(value)]
+    return out
+
+
+def test_problems_are_jsonschemas_whether_or_not_the_fast_check_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from anchorpath.selectors import load
+
+    variants = _variants(minimal())
+    fast = [validate_data(v, "f.json") for v in variants]
+    monkeypatch.setattr(load, "_certainly_valid", lambda: lambda data: False)
+    slow = [validate_data(v, "f.json") for v in variants]
+    assert fast == slow
+    assert len(variants) > 200
+    assert sum(1 for p in fast if not p) > 10  # some variants are valid
+
+
 def test_invalid_json_names_the_line(tmp_path: Path) -> None:
     p = tmp_path / "bad.json"
     p.write_text('{"site": \n', encoding="utf-8")

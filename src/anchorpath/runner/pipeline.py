@@ -47,6 +47,7 @@ replay one page), ``drift/`` (validation, field statistics, baseline, the gate),
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -126,7 +127,8 @@ __all__ = ["CrawlJob", "CrawlOutcome", "RunChecks", "check_records", "crawl_site
 @dataclass
 class CrawlJob:
     """One site's crawl as the process holding its lock hands it out: picklable, so that
-    ``run --all`` can send it to a Dask worker. The checkpoint is in ``run_dir``."""
+    ``run --all`` can send it to a Dask worker. The checkpoint is in ``run_dir``, or in
+    ``fresh`` for a new run until its crawl first saves it."""
 
     options: RunOptions
     sf: SelectorFile
@@ -134,6 +136,9 @@ class CrawlJob:
     resumed: bool
     #: the site lock's content while the sender holds it (see ``lock.lease_holds``)
     lease: dict[str, Any] | None = None
+    #: a new run's first checkpoint: written by the crawl, before its first request, not by
+    #: the preparing process (until then the run has done nothing a crash could lose)
+    fresh: Checkpoint | None = None
 
 
 @dataclass
@@ -185,6 +190,11 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     """
     options, sf, run_dir = job.options, job.sf, job.run_dir
     loaded = load_checkpoint(run_dir)
+    if loaded is None and job.fresh is not None:
+        # A new run's first attempt (or a retry of one that stopped before saving anything).
+        _check_lease(job)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        loaded = copy.deepcopy(job.fresh)
     if loaded is None:
         raise RunError(f"{run_dir}: the run's checkpoint is gone (finished by another process?)")
     cp = loaded
@@ -229,16 +239,14 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     )
     counters: dict[str, Any] = {}
     ahead = ChecksAhead(RecordValidator(sf.page_types))
+    # Records are only ever appended: the progress count grows with each page's new ones.
+    counted, emitted = 0, 0
     try:
         while True:
             item = frontier.pop(state)
             if item is None:
                 break
-            if job.lease is not None and not lease_holds(options.state_dir, sf.site.id, job.lease):
-                raise RunError(
-                    f"site {sf.site.id!r}: its lock was taken over by another run; this crawl "
-                    "stops (the other run resumes it)"
-                )
+            _check_lease(job)
             try:
                 page = reader.read(item, archive, cp)
             except (OriginBlocked, RobotsDisallowed) as exc:
@@ -273,13 +281,15 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             cp.crawl = state.to_dict()
             cp.errors = fetch_errors
             save_checkpoint(run_dir, cp)
+            emitted += sum(1 for r in cp.records[counted:] if r.page_type in emit)
+            counted = len(cp.records)
             progress(
                 "page",
                 {
                     "url": item.url,
                     "done": len(state.done),
                     "queued": len(state.frontier),
-                    "records": sum(1 for r in cp.records if r.page_type in emit),
+                    "records": emitted,
                     "errors": len(fetch_errors),
                 },
             )
@@ -292,6 +302,16 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     cp.errors = fetch_errors
     checks = check_records(sf, cp.records, cp.pages, ahead)
     return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks)
+
+
+def _check_lease(job: CrawlJob) -> None:
+    """Raise RunError when the site's lock no longer names the process that sent ``job``."""
+    sid = job.sf.site.id
+    if job.lease is not None and not lease_holds(job.options.state_dir, sid, job.lease):
+        raise RunError(
+            f"site {sid!r}: its lock was taken over by another run; this crawl stops (the "
+            "other run resumes it)"
+        )
 
 
 class _Run:
@@ -318,7 +338,6 @@ class _Run:
             only_urls=options.urls,
             max_url_length=options.settings.fetch.max_url_length,
         )
-        self.compiled = compile_selectors(sf)
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: the seed of the drift baseline when computed ahead (``run --all``: while crawling)
         self.seed: Callable[[], list[RunStats]] | None = None
@@ -326,12 +345,16 @@ class _Run:
     # .. main ....................................................................................
 
     def prepare(self, lease: dict[str, Any] | None = None) -> CrawlJob:
-        """Resume the site's unfinished run or start one; its checkpoint is saved."""
+        """Resume the site's unfinished run (its checkpoint is saved) or start one (its first
+        checkpoint goes with the job: :func:`crawl_site` saves it, with its directory, before
+        it fetches anything, so preparing a new run writes and syncs nothing)."""
         options, sf = self.options, self.sf
         cp, resumed = start_or_resume(
             options, sf, self.sf_sha, self.store, self.frontier, self.progress
         )
         run_dir = runs_dir(options, sf.site.id) / cp.run_id
+        if not resumed:
+            return CrawlJob(options, sf, run_dir, resumed, lease, fresh=cp)
         run_dir.mkdir(parents=True, exist_ok=True)
         save_checkpoint(run_dir, cp)
         return CrawlJob(options, sf, run_dir, resumed, lease)
@@ -458,7 +481,13 @@ class _Run:
         result.change_rate = change_rate(self.store, sf.site.id)
         if verdict == "drift" and decision.drift is not None:
             result.bundle = write_bundle(
-                self.store, sf.site.id, self.sf_path, self.compiled, cp, result, decision.drift
+                self.store,
+                sf.site.id,
+                self.sf_path,
+                compile_selectors(sf),
+                cp,
+                result,
+                decision.drift,
             )
         write_report(
             self.options.state_dir,

@@ -29,6 +29,7 @@ The exit code is the most severe verdict: blocked (4) > drift (3) > error (1) > 
 from __future__ import annotations
 
 import fnmatch
+import math
 import threading
 import time
 import uuid
@@ -53,6 +54,7 @@ from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
+    "PAGE_EVENT_SECONDS",
     "GroupJob",
     "RunAllOptions",
     "RunAllResult",
@@ -202,6 +204,9 @@ def _polite_factory(shared: SharedPoliteness) -> FetcherFactory:
     return make
 
 
+#: a site's "page" progress events of ``run --all`` are sent at most this often (seconds)
+PAGE_EVENT_SECONDS = 0.5
+
 #: the politeness registries of the jobs whose tasks ran in this (worker) process, by job
 _registries: dict[str, SharedPoliteness] = {}
 _registries_lock = threading.Lock()
@@ -233,13 +238,21 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
         site = job.sf.site.id
         factory = group.fetcher_factory or _polite_factory(shared)
 
-        def site_progress(kind: str, data: Mapping[str, Any], site: str = site) -> None:
+        pages = _PageEvents(site, progress)
+
+        def site_progress(
+            kind: str, data: Mapping[str, Any], site: str = site, pages: _PageEvents = pages
+        ) -> None:
             if kind == "fetch":
                 ev = data.get("event")
                 waited = float(getattr(ev, "waited", 0.0) or 0.0)
                 if waited <= 0.05:
                     return
                 data = {"waited": waited, "reason": str(getattr(ev, "wait_reason", "") or "")}
+            elif kind == "page":
+                pages.latest(data)
+                return
+            pages.flush()
             progress(kind, {**data, "site": site})
 
         began = time.monotonic()
@@ -251,8 +264,33 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
             out.append(f"{type(exc).__name__}: {exc}")
         except OSError as exc:
             out.append(f"{job.run_dir}: {exc}")
+        pages.flush()
         progress("crawled", {"site": site})
     return out
+
+
+class _PageEvents:
+    """A site's "page" progress events, at most one per :data:`PAGE_EVENT_SECONDS` (each
+    carries the site's running totals, so the latest one says everything): with hundreds of
+    sites a job's progress would otherwise cross a pipe or a Dask scheduler for every page.
+    The latest one is always sent before the site's next other event."""
+
+    def __init__(self, site: str, progress: Progress) -> None:
+        self.site = site
+        self.progress = progress
+        self.sent = -math.inf
+        self.pending: Mapping[str, Any] | None = None
+
+    def latest(self, data: Mapping[str, Any]) -> None:
+        self.pending = data
+        if time.monotonic() - self.sent >= PAGE_EVENT_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending is not None:
+            data, self.pending = self.pending, None
+            self.sent = time.monotonic()
+            self.progress("page", {**data, "site": self.site})
 
 
 class _Site:

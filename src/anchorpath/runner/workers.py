@@ -58,11 +58,18 @@ def _worker_main(
                 os._exit(1)  # the submitting process is gone, and its locks and store with it
 
     threading.Thread(target=watch, name="anchorpath-watch", daemon=True).start()
-    sending = threading.Lock()  # this process's threads share its own pipe
+    # One thread writes this process's pipe, in the order messages were made: a task's result
+    # waits there until the submitting process reads it (busy gating and committing an
+    # earlier result, it may take a while), while the next task already runs.
+    outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
 
-    def send(data: bytes) -> None:
-        with sending:
+    def write_out() -> None:
+        while (data := outbox.get()) is not None:
             results.send_bytes(data)
+
+    writer = threading.Thread(target=write_out, name="anchorpath-send", daemon=True)
+    writer.start()
+    send = outbox.put
 
     def run(job: str, key: int, fn: TaskFn, item: Any) -> None:
         def progress(kind: str, data: Mapping[str, Any]) -> None:
@@ -76,7 +83,7 @@ def _worker_main(
         except BaseException as exc:  # every failure goes back to the caller
             outcome = exc
         try:
-            data = pickle.dumps(("done", job, key, outcome, None))
+            data = pickle.dumps(("done", job, key, outcome, None), protocol=pickle.HIGHEST_PROTOCOL)
             if isinstance(outcome, BaseException):
                 pickle.loads(data)  # some exceptions pickle but cannot be rebuilt
         except Exception as exc:
@@ -107,6 +114,8 @@ def _worker_main(
     cpu_bound.put(None)
     for thread in threads:
         thread.join()
+    outbox.put(None)
+    writer.join()
 
 
 @dataclass

@@ -615,6 +615,7 @@ def _anchors_present(
     """
     found = {label for _tag, label in index} if index else set()
     texts: set[str] | None = None
+    bare: set[str] | None = None  # the texts without a trailing colon, built once a page
     out: dict[str, bool] = {}
     for name, label in cpt.anchor_labels.items():
         wanted = clean_text(label)
@@ -623,9 +624,16 @@ def _anchors_present(
             continue
         if texts is None:
             texts = _short_texts(doc)
-        out[name] = wanted in texts or wanted.rstrip(":：").strip() in {
-            t.rstrip(":：").strip() for t in texts if t.startswith(wanted[:1])
-        }
+        if wanted in texts:
+            out[name] = True
+            continue
+        core = wanted.rstrip(":：").strip()
+        if core:  # a text with this core starts with its first character, as wanted does
+            if bare is None:
+                bare = {t.rstrip(":：").strip() for t in texts}
+            out[name] = core in bare
+        else:
+            out[name] = any(not t.rstrip(":：").strip() for t in texts if t.startswith(wanted[:1]))
     return out
 
 

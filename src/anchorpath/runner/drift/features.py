@@ -9,7 +9,6 @@ come from :mod:`anchorpath.runner.drift.stats`.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -80,7 +79,7 @@ def fisher(ps: Sequence[float]) -> float:
 
 def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
     m = sum(xs) / len(xs)
-    v = sum((x - m) ** 2 for x in xs) / (len(xs) - 1) if len(xs) > 1 else 0.0
+    v = sum([(x - m) ** 2 for x in xs]) / (len(xs) - 1) if len(xs) > 1 else 0.0
     return m, v
 
 
@@ -170,24 +169,23 @@ FEATURE_LABELS = {
 
 def _shape_expectation(base: Sequence[FieldStats]) -> tuple[set[str], float]:
     """Signatures seen in the baseline and the expected conformance of a new run."""
-    pooled: Counter[str] = Counter()
-    other = 0
+    pooled: set[str] = set()  # (a set and a sum: pooling counts would cost a Python loop)
+    total = 0
     for b in base:
         pooled.update(b.shapes)
-        other += b.shape_other
-    total = sum(pooled.values()) + other
+        total += sum(b.shapes.values()) + b.shape_other
     if not total:
         return set(), 1.0
     # Witten-Bell: the chance that the next value shows a new signature is D / (N + D), with D
     # the distinct signatures seen; unlike plain Good-Turing it stays honest on small seeds.
-    distinct = len(pooled) + other
+    distinct = len(pooled) + sum(b.shape_other for b in base)
     unseen = distinct / (total + distinct)
-    return set(pooled), max(0.0, 1.0 - unseen)
+    return pooled, max(0.0, 1.0 - unseen)
 
 
 def _value_test(cur: FieldStats, base: Sequence[FieldStats]) -> Feature | None:
     """Categorical fields: the share of this run's values already seen in the baseline."""
-    pooled: Counter[str] = Counter()
+    pooled: set[str] = set()
     total = 0
     for b in base:
         if b.value_other:  # the baseline run had more distinct values than we keep
@@ -376,16 +374,22 @@ def boilerplate_test(
     top = max(cur.values.values())
     if top < 2 or top <= 0.5 * cur.filled:
         return None
-    pooled: Counter[str] = Counter()
+    # The baseline's values pooled: all different when no run repeated one and no two runs
+    # shared one (counts are occurrences, so at least 1).
+    pooled: set[str] = set()
+    total = kept = 0
     for b in base:
         if not b.filled:
             continue
         if b.numeric > 0.5 * b.filled or b.dates > 0.5 * b.filled:
             return None
+        if b.values and max(b.values.values()) > 1:
+            return None  # the baseline repeated values too: not a diverse field
         pooled.update(b.values)
-    total = sum(pooled.values())
-    if total < 3 or max(pooled.values()) > 1:
-        return None  # the baseline repeated values too: not a diverse field
+        total += sum(b.values.values())
+        kept += len(b.values)
+    if total < 3 or len(pooled) < kept:
+        return None  # (or two runs shared a value)
     score = decisive + math.log10(top) if top >= 3 else weight
     line = (
         f"boilerplate: one value repeated on {top} of {cur.filled} records (all {total} "

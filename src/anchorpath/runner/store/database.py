@@ -213,7 +213,9 @@ def compute_events(
         old = current.get(key)
         if old is None:
             events.append(Event(key, "new"))
-        elif old.content_hash != content_hash(values):
+        elif old.values != values and old.content_hash != content_hash(values):
+            # (equal values: no field differs, so no event; comparing them is much cheaper
+            # than hashing)
             diff = changed_fields(old.values, values)
             if diff:
                 events.append(Event(key, "changed", diff))
@@ -456,11 +458,11 @@ class Store:
                     "WHERE site = ? AND key = ? AND is_current = 1",
                     [(src.url, int(src.listed), run.site, k) for k, src in sources.items()],
                 )
-            for p in pages:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO pages (run_id, url, final_url, status, etag, "
-                    "last_modified, content_hash, page_type, records) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self._db.executemany(
+                "INSERT OR REPLACE INTO pages (run_id, url, final_url, status, etag, "
+                "last_modified, content_hash, page_type, records) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
                     (
                         run.id,
                         p.url,
@@ -471,8 +473,10 @@ class Store:
                         p.content_hash,
                         p.page_type,
                         p.records,
-                    ),
-                )
+                    )
+                    for p in pages
+                ],
+            )
             self._db.execute(
                 "INSERT OR REPLACE INTO runs (id, site, started_at, finished_at, verdict, "
                 "selector_version, warc_path, run_dir, complete, pages, records, new, changed, "
