@@ -454,7 +454,8 @@ def workers_cpu(executor: Executor) -> float:
             total += (int(fields[11]) + int(fields[12])) / tick
         return total
     if isinstance(executor, DaskExecutor):
-        return float(sum(executor.client.run(_cpu_seconds).values()))
+        usages = executor.client.run(resource.getrusage, resource.RUSAGE_SELF).values()
+        return float(sum(ru.ru_utime + ru.ru_stime for ru in usages))
     return 0.0
 
 
