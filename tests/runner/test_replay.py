@@ -6,6 +6,7 @@ database or backfilled into the store.
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from dataclasses import replace
@@ -18,7 +19,13 @@ from anchorpath._errors import ConfigError, RunError
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.drift.check import BASELINE_WINDOW
 from anchorpath.runner.pipeline import run_site
-from anchorpath.runner.replay import ReplayOptions, ReplayRefused, parse_time, replay_site
+from anchorpath.runner.replay import (
+    ReplayOptions,
+    ReplayRefused,
+    _cycles_uncollected,
+    parse_time,
+    replay_site,
+)
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data, save_selector_file
@@ -282,3 +289,18 @@ def test_each_run_of_a_long_window_is_gated_against_the_scratch_databases_baseli
     verdicts = [r.verdict for r in result.runs]
     assert verdicts.count("error") == 1 and verdicts.count("ok") == len(verdicts) - 1
     assert len(checked) == len(verdicts) - 1 and max(checked) == BASELINE_WINDOW
+
+
+def test_cycle_collection_pauses_while_runs_come_back_and_resumes() -> None:
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), _cycles_uncollected():
+        assert not gc.isenabled()
+        raise RuntimeError("a failed replay")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _cycles_uncollected():
+            pass
+        assert not gc.isenabled()  # the caller's choice stands
+    finally:
+        gc.enable()
