@@ -932,7 +932,7 @@ def _replay(
     rep = _Replayer(options, sf, sf_path, store, executor, report, max_in_flight)
 
     # The gate and the commits go to a scratch database seeded as of t0, run after run.
-    scratch = Store(scratch_path)
+    scratch = Store(scratch_path, scratch=True)
     try:
         for r in reversed(store.runs(site, verdicts=COMMITTED, before=t0)):
             scratch.commit_run(r)

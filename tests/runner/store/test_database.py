@@ -224,3 +224,14 @@ def test_current_reads_again_what_changed_only(tmp_path: Path) -> None:
     assert second["b"].values == {"k": "b", "v": [3]}
     assert first["b"].values == {"k": "b", "v": [2]}
     assert second["b"].content_hash == content_hash({"k": "b", "v": [3]})
+
+
+def test_scratch_database_keeps_no_write_ahead_log(tmp_path: Path) -> None:
+    path = tmp_path / "scratch.sqlite"
+    store = Store(path, scratch=True)
+    _commit(store, "r1", "2024-01-01", {"a": {"k": "a", "v": 1}})
+    assert not path.with_name("scratch.sqlite-wal").exists()
+    store.close()
+    with Store(path) as again:  # opened for review as any state database
+        assert list(again.current("s")) == ["a"]
+        assert [r.id for r in again.runs("s")] == ["r1"]

@@ -282,7 +282,10 @@ class PageRow:
 class Store:
     """The SQLite state database of one state directory."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, scratch: bool = False) -> None:
+        """``scratch``: a database one process writes and then leaves for review (a replay's):
+        no write-ahead log and no syncing to disk (a crash loses it, as it would lose the
+        replay), so commits write each page once and closing it has nothing to checkpoint."""
         self.path = Path(path)
         self._outer = False  # inside transaction(): commit_run uses savepoints
         #: the parsed values of the records the last :meth:`current` read, by their JSON text
@@ -291,8 +294,8 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(f"PRAGMA journal_mode={'MEMORY' if scratch else 'WAL'}")
+            self._db.execute(f"PRAGMA synchronous={'OFF' if scratch else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
             self._migrate()
