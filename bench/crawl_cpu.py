@@ -7,6 +7,9 @@ page (``time.process_time``: every thread, kernel time included).
 
 Part 2, side by side, each item against what it replaced (CPU time, best of ``--reps``):
 
+* the fetch cache of 32 sites crawled on 32 threads (``run --all``: one state directory), each
+  opened, read once and closed: ``DiskStore`` (the process's one ``diskcache.Cache`` of the
+  directory) against a ``diskcache.Cache`` opened per site;
 * 32 ``HttpClient`` constructions (one per site of a 32-site ``run --all``, sharing one TLS
   context) against 32 ``httpx.Client(trust_env=False)`` (each loading the CA bundle);
 * the ``report.json`` of the last run of part 1: ``report_json`` against
@@ -16,7 +19,13 @@ Part 2, side by side, each item against what it replaced (CPU time, best of ``--
 
     .venv/bin/python bench/crawl_cpu.py --sites 8 --pages 20 --reps 3
 
-``--crawl-only`` skips part 2 (to time part 1 on an older checkout).
+``--crawl-only`` skips part 2 (to time part 1 on an older checkout). ``--phases`` crawls the
+sites of a repetition into one state directory, each from its own origin (as ``run --all``),
+and splits part 1's CPU per site into the per-site fixed costs of ``run --all``: *setup* (from
+``crawl_site`` starting to the site's first request), *post-crawl* (from the last page's
+progress event to ``crawl_site`` returning: closing the fetcher, validation, field
+statistics) and *finish* (``_Run.finish``: the gate, commit, report files, checkpoint removal;
+without the drift baseline's *seed*, which ``run --all`` computes while the sites crawl).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import argparse
 import json
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,23 +42,80 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import diskcache
 import httpx
 import scale  # bench/scale.py: demo servers in a child process, the fetch settings
 from jsonschema import Draft202012Validator
 
 from anchorpath._config import FetchConfig
 from anchorpath.demo import write_site_file
+from anchorpath.fetch.http import HttpClient
+from anchorpath.runner import pipeline
+from anchorpath.runner.drift import gate
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.load import load_selector_file
 
 
-def crawl_one(url: str, work: Path, pages: int) -> Path:
+def crawl_one(url: str, work: Path, pages: int, site: str = "s") -> Path:
     sel, state = work / "selectors", work / "state"
-    write_site_file(sel, url, site_id="s", max_pages=pages)
-    result = run_site(RunOptions("s", sel, state, base_url=url, settings=scale.settings(0.0, 4)))
+    write_site_file(sel, url, site_id=site, max_pages=pages)
+    result = run_site(RunOptions(site, sel, state, base_url=url, settings=scale.settings(0.0, 4)))
     assert result.verdict == "ok", result.reason
     return result.run_dir
+
+
+class Phases:
+    """CPU seconds of the per-site phases (see the module docstring), summed over crawls."""
+
+    NAMES = ("setup", "post-crawl", "finish", "seed")
+
+    def __init__(self) -> None:
+        self.total = dict.fromkeys(self.NAMES, 0.0)
+        self.began: float | None = None  # crawl_site started, no request sent yet
+
+    def install(self) -> None:
+        crawl, finish, send = pipeline.crawl_site, pipeline._Run.finish, HttpClient.send
+        seed_for = gate.seed_for
+
+        def timed_crawl(job: Any, factory: Any, progress: Any) -> Any:
+            last = [0.0]
+
+            def on(kind: str, data: Any) -> None:
+                if kind == "page":
+                    last[0] = time.process_time()
+                progress(kind, data)
+
+            self.began = time.process_time()
+            out = crawl(job, factory, on)
+            self.total["post-crawl"] += time.process_time() - last[0]
+            return out
+
+        def timed_send(client: Any, *a: Any, **k: Any) -> Any:
+            if self.began is not None:
+                self.total["setup"] += time.process_time() - self.began
+                self.began = None
+            return send(client, *a, **k)
+
+        def timed_finish(run: Any, *a: Any, **k: Any) -> Any:
+            began = time.process_time()
+            out = finish(run, *a, **k)
+            self.total["finish"] += time.process_time() - began
+            return out
+
+        def timed_seed(*a: Any, **k: Any) -> Any:
+            # part of finish here; computed ahead, while the sites crawl, by run --all
+            began = time.process_time()
+            out = seed_for(*a, **k)
+            took = time.process_time() - began
+            self.total["seed"] += took
+            self.total["finish"] -= took
+            return out
+
+        pipeline.crawl_site = timed_crawl  # type: ignore[assignment]
+        pipeline._Run.finish = timed_finish  # type: ignore[method-assign,assignment]
+        HttpClient.send = timed_send  # type: ignore[method-assign,assignment]
+        gate.seed_for = timed_seed
 
 
 def best(fn: Callable[[], Any], n: int, reps: int) -> float:
@@ -68,30 +135,76 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=20)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--crawl-only", action="store_true")
+    ap.add_argument("--phases", action="store_true")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="crawl-cpu-"))
-    with scale.Servers(1) as servers:
+    phases = Phases()
+    if args.phases:
+        phases.install()
+    # --phases: as in ``run --all``, the sites of a repetition share one state directory,
+    # each on its own origin (a fresh state directory and robots.txt per site otherwise)
+    with scale.Servers(args.sites if args.phases else 1) as servers:
         url = servers.urls[0]
         run_dir = crawl_one(url, root / "warm", args.pages)  # imports, first-use costs
         per_site = []
+        per_phase: list[dict[str, float]] = []
         for rep in range(args.reps):
+            phases.total = dict.fromkeys(Phases.NAMES, 0.0)
             began = time.process_time()
             for i in range(args.sites):
-                run_dir = crawl_one(url, root / f"r{rep}-{i}", args.pages)
+                if args.phases:
+                    run_dir = crawl_one(servers.urls[i], root / f"r{rep}", args.pages, f"s{i}")
+                else:
+                    run_dir = crawl_one(url, root / f"r{rep}-{i}", args.pages)
             per_site.append((time.process_time() - began) / args.sites)
+            per_phase.append({k: v / args.sites for k, v in phases.total.items()})
     site_ms = 1000 * min(per_site)
     print(f"crawl: {site_ms:.1f} ms CPU per site, {site_ms / args.pages:.2f} ms per page")
     print("  (per rep: " + ", ".join(f"{1000 * s:.1f}" for s in per_site) + " ms per site)")
+    if args.phases:
+        print(
+            "  per site, best rep: "
+            + ", ".join(
+                f"{name} {1000 * min(p[name] for p in per_phase):.1f} ms" for name in Phases.NAMES
+            )
+        )
 
     if not args.crawl_only:
         items(root, run_dir, args.reps)
 
 
 def items(root: Path, run_dir: Path, reps: int) -> None:
-    from anchorpath.fetch.http import HttpClient
+    from anchorpath.fetch.cache import DiskStore
     from anchorpath.runner.drift import validate
     from anchorpath.runner.drift.validate import RecordValidator, record_schema
     from anchorpath.runner.report.render import report_json
+
+    cache_dir = root / "cache"
+    DiskStore(cache_dir).close()
+
+    def on_threads(open_read_close: Callable[[], None]) -> None:
+        threads = [threading.Thread(target=open_read_close) for _ in range(32)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def own_cache() -> None:
+        c = diskcache.Cache(str(cache_dir))
+        c.get("robots\x00http://127.0.0.1:1")
+        c.close()
+
+    def disk_store() -> None:
+        s = DiskStore(cache_dir)
+        s.get("robots", "http://127.0.0.1:1")
+        s.close()
+
+    per_site = best(lambda: on_threads(own_cache), 1, reps)
+    shared_cache = best(lambda: on_threads(disk_store), 1, reps)
+    print(
+        f"32 sites' fetch cache: {1000 * per_site:.1f} ms CPU opening a diskcache.Cache each, "
+        f"{1000 * shared_cache:.1f} ms with the process's shared one"
+    )
 
     config = FetchConfig()
     shared = best(

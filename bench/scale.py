@@ -19,6 +19,10 @@ turns, best of ``--reps`` each), against a bare
 read after each phase.
 
     .venv/bin/python bench/scale.py --origins 8 32 --pages 20 --delay 0.2 --replay-runs 40
+
+``--replay-only`` runs part 2 alone; its table gives, beside the wall-clock times (best and
+median of ``--reps``), the CPU seconds of the submitting process and of the workers per
+replay: on 2 cores the submitting process's share is what keeps 2 workers from 2x.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import os
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -318,6 +323,149 @@ def replay_once(sel: Path, state: Path, executor: Executor) -> tuple[float, int]
     return took, sum(r.pages for r in result.runs)
 
 
+def run_all_part(args: argparse.Namespace, root: Path) -> None:
+    """Part 1: two demo sites in one ``run --all``, then N origins x M pages."""
+    print(f"\n## two demo sites (71 pages each), two origins, min delay {args.delay} s\n")
+    print("| what | s |\n|---|---|")
+    pair = demo_pair(args.delay, root / "pair")
+    for what, took in pair.items():
+        print(f"| {what} | {took:.2f} |")
+    slower = max(v for k, v in pair.items() if "alone" in k)
+    print(f"\nboth / slower alone: {pair['both, one run --all'] / slower:.2f}", flush=True)
+
+    print("\n## run --all: N origins x M pages\n")
+    print(
+        "| executor | origins | pages/origin | pages fetched | verdicts | total s | bound s "
+        "| total/bound (best) | every repetition | CPU ms/page, this process "
+        "| warm-up s (not timed) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    dask_cluster = None if args.skip_dask else DaskCluster(2, root)
+    try:
+        for n in args.origins:
+            modes: list[tuple[str, Executor]] = [
+                ("local (threads of one process)", LocalExecutor()),
+                ("local:2 (2 worker processes)", ProcessExecutor(2)),
+            ]
+            if dask_cluster is not None:
+                modes.append(("dask, 2 workers", DaskExecutor(dask_cluster.scheduler_address)))
+            for name, ex in modes:
+                warm = warm_up(ex, args.delay, args.concurrency, Path(tempfile.mkdtemp(dir=root)))
+                reps = [
+                    run_many(
+                        n,
+                        args.pages,
+                        args.delay,
+                        args.concurrency,
+                        ex,
+                        Path(tempfile.mkdtemp(dir=root)),
+                    )
+                    for _ in range(args.reps)
+                ]
+                r = min(reps, key=lambda x: float(x["total"]))
+                ratios = sorted(f"{x['ratio']:.3f}" for x in reps)
+                print(
+                    f"| {name} | {r['origins']} | {r['pages']} | {r['fetched']} | "
+                    f"{','.join(r['verdicts'])} | {r['total']:.2f} | {r['bound']:.2f} | "
+                    f"{r['ratio']:.3f} | {', '.join(ratios)} | {r['cpu_ms_per_page']:.1f} | "
+                    f"{warm:.2f} |",
+                    flush=True,
+                )
+                if isinstance(ex, DaskExecutor | ProcessExecutor):
+                    print(f"<!-- worker peak RSS MiB: {worker_peaks(ex)} -->", flush=True)
+                ex.close()
+    finally:
+        if dask_cluster is not None:
+            dask_cluster.close()
+
+
+def replay_part(args: argparse.Namespace, root: Path) -> None:
+    """Part 2: replay throughput on threads, on 1 and 2 worker processes (local, Dask)."""
+    print("\n## replay: archived pages re-extracted\n")
+    sel, state, per_run = build_archive(root / "replay", args.replay_runs)
+    pages = bodies(state)
+    lx = max(bare_lxml(pages) for _ in range(3))
+    print(f"{args.replay_runs} runs x {per_run} pages = {len(pages)} archived pages\n")
+    print(
+        "| how | pages | best s | median s | pages/s (best) | speed-up vs 1 worker, best "
+        "(median) | CPU s, submitting process (median) | CPU s, workers (median) "
+        "| worker peak RSS MiB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        f"| bare lxml.html.fromstring, 1 process (CPU time) | {len(pages)} "
+        f"| {len(pages) / lx:.2f} | | {lx:.0f} | | | | |"
+    )
+    local = [measured_replay(sel, state, LocalExecutor()) for _ in range(args.reps)]
+    best, mid = min(r[0] for r in local), statistics.median(r[0] for r in local)
+    print(
+        f"| replay, local executor (threads of one process) | {len(pages)} | {best:.2f} "
+        f"| {mid:.2f} | {len(pages) / best:.0f} | | "
+        f"{statistics.median(r[1] for r in local):.2f} | | main {_peak_rss_kb() / 1024:.0f} |",
+        flush=True,
+    )
+    # 1 and 2 workers measured in turns (both pools up), so that a change of the machine's
+    # speed during the benchmark hits both alike.
+    pools: list[tuple[str, list[Executor], list[Any]]] = [
+        ("local", [ProcessExecutor(1).start(), ProcessExecutor(2).start()], [])
+    ]
+    if not args.skip_dask:
+        clusters = [DaskCluster(1, root), DaskCluster(2, root)]
+        pools.append(("dask", [DaskExecutor(c.scheduler_address) for c in clusters], clusters))
+    for kind, executors, clusters in pools:
+        for ex in executors:
+            replay_once(sel, state, ex)  # warm-up: the workers import the runner
+        reps: list[list[tuple[float, float, float]]] = [[], []]
+        for _ in range(args.reps):
+            for k, ex in enumerate(executors):
+                reps[k].append(measured_replay(sel, state, ex))
+        walls = [[r[0] for r in rs] for rs in reps]
+        one, one_mid = min(walls[0]), statistics.median(walls[0])
+        for k, ex in enumerate(executors):
+            best, mid = min(walls[k]), statistics.median(walls[k])
+            label = f"local:{k + 1}" if kind == "local" else f"dask, {k + 1} worker process(es)"
+            print(
+                f"| replay, {label} | {len(pages)} | {best:.2f} | {mid:.2f} "
+                f"| {len(pages) / best:.0f} | {one / best:.2f}× ({one_mid / mid:.2f}×) "
+                f"| {statistics.median(r[1] for r in reps[k]):.2f} "
+                f"| {statistics.median(r[2] for r in reps[k]):.2f} | {worker_peaks(ex)} |",
+                flush=True,
+            )
+            ex.close()
+        pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls[0], walls[1], strict=True))
+        print(f"<!-- {kind}: 1 worker / 2 workers, every repetition in turn: {pairs} -->")
+        for c in clusters:
+            c.close()
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process (all its threads), user + system."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def workers_cpu(executor: Executor) -> float:
+    """CPU seconds used so far by the worker processes of ``executor`` (user + system)."""
+    if isinstance(executor, ProcessExecutor):
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in executor.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        return total
+    if isinstance(executor, DaskExecutor):
+        return float(sum(executor.client.run(_cpu_seconds).values()))
+    return 0.0
+
+
+def measured_replay(sel: Path, state: Path, executor: Executor) -> tuple[float, float, float]:
+    """One replay: wall seconds, CPU seconds of this (the submitting) process and of the
+    workers."""
+    cpu, workers = _cpu_seconds(), workers_cpu(executor)
+    took = replay_once(sel, state, executor)[0]
+    return took, _cpu_seconds() - cpu, workers_cpu(executor) - workers
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--origins", type=int, nargs="+", default=[8, 32])
@@ -330,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         "--reps", type=int, default=1, help="repetitions of each measurement (best kept)"
     )
     parser.add_argument("--skip-dask", action="store_true")
+    parser.add_argument(
+        "--replay-only", action="store_true", help="part 2 (replay throughput) only"
+    )
     args = parser.parse_args(argv)
     global DELAY_FACTOR
     DELAY_FACTOR = args.delay_factor
@@ -340,103 +491,9 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     try:
-        print(f"\n## two demo sites (71 pages each), two origins, min delay {args.delay} s\n")
-        print("| what | s |\n|---|---|")
-        pair = demo_pair(args.delay, root / "pair")
-        for what, took in pair.items():
-            print(f"| {what} | {took:.2f} |")
-        slower = max(v for k, v in pair.items() if "alone" in k)
-        print(f"\nboth / slower alone: {pair['both, one run --all'] / slower:.2f}", flush=True)
-
-        print("\n## run --all: N origins x M pages\n")
-        print(
-            "| executor | origins | pages/origin | pages fetched | verdicts | total s | bound s "
-            "| total/bound (best) | every repetition | CPU ms/page, this process "
-            "| warm-up s (not timed) |"
-        )
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-        dask_cluster = None if args.skip_dask else DaskCluster(2, root)
-        try:
-            for n in args.origins:
-                modes: list[tuple[str, Executor]] = [
-                    ("local (threads of one process)", LocalExecutor()),
-                    ("local:2 (2 worker processes)", ProcessExecutor(2)),
-                ]
-                if dask_cluster is not None:
-                    modes.append(("dask, 2 workers", DaskExecutor(dask_cluster.scheduler_address)))
-                for name, ex in modes:
-                    warm = warm_up(
-                        ex, args.delay, args.concurrency, Path(tempfile.mkdtemp(dir=root))
-                    )
-                    reps = [
-                        run_many(
-                            n,
-                            args.pages,
-                            args.delay,
-                            args.concurrency,
-                            ex,
-                            Path(tempfile.mkdtemp(dir=root)),
-                        )
-                        for _ in range(args.reps)
-                    ]
-                    r = min(reps, key=lambda x: float(x["total"]))
-                    ratios = sorted(f"{x['ratio']:.3f}" for x in reps)
-                    print(
-                        f"| {name} | {r['origins']} | {r['pages']} | {r['fetched']} | "
-                        f"{','.join(r['verdicts'])} | {r['total']:.2f} | {r['bound']:.2f} | "
-                        f"{r['ratio']:.3f} | {', '.join(ratios)} | {r['cpu_ms_per_page']:.1f} | "
-                        f"{warm:.2f} |",
-                        flush=True,
-                    )
-                    if isinstance(ex, DaskExecutor | ProcessExecutor):
-                        print(f"<!-- worker peak RSS MiB: {worker_peaks(ex)} -->", flush=True)
-                    ex.close()
-        finally:
-            if dask_cluster is not None:
-                dask_cluster.close()
-
-        print("\n## replay: archived pages re-extracted\n")
-        sel, state, per_run = build_archive(root / "replay", args.replay_runs)
-        pages = bodies(state)
-        lx = max(bare_lxml(pages) for _ in range(3))
-        print(f"{args.replay_runs} runs x {per_run} pages = {len(pages)} archived pages\n")
-        print("| how | pages | best s | pages/s | speed-up vs 1 worker | worker peak RSS MiB |")
-        print("|---|---|---|---|---|---|")
-        print(
-            f"| bare lxml.html.fromstring, 1 process (CPU time) | {len(pages)} | {len(pages) / lx:.2f} | {lx:.0f} | | |"
-        )
-        local = min(replay_once(sel, state, LocalExecutor())[0] for _ in range(args.reps))
-        print(
-            f"| replay, local executor (threads of one process) | {len(pages)} | {local:.2f} | {len(pages) / local:.0f} | | main {_peak_rss_kb() / 1024:.0f} |",
-            flush=True,
-        )
-        # 1 and 2 workers measured in turns (both pools up), so that a change of the machine's
-        # speed during the benchmark hits both alike.
-        pools: list[tuple[str, list[Executor], list[Any]]] = [
-            ("local", [ProcessExecutor(1).start(), ProcessExecutor(2).start()], [])
-        ]
-        if not args.skip_dask:
-            clusters = [DaskCluster(1, root), DaskCluster(2, root)]
-            pools.append(("dask", [DaskExecutor(c.scheduler_address) for c in clusters], clusters))
-        for kind, executors, clusters in pools:
-            for ex in executors:
-                replay_once(sel, state, ex)  # warm-up: the workers import the runner
-            times: list[list[float]] = [[], []]
-            for _ in range(args.reps):
-                for k, ex in enumerate(executors):
-                    times[k].append(replay_once(sel, state, ex)[0])
-            one = min(times[0])
-            for k, ex in enumerate(executors):
-                best = min(times[k])
-                label = f"local:{k + 1}" if kind == "local" else f"dask, {k + 1} worker process(es)"
-                print(
-                    f"| replay, {label} | {len(pages)} | {best:.2f} | {len(pages) / best:.0f} | "
-                    f"{one / best:.2f}× | {worker_peaks(ex)} |",
-                    flush=True,
-                )
-                ex.close()
-            for c in clusters:
-                c.close()
+        if not args.replay_only:
+            run_all_part(args, root)
+        replay_part(args, root)
         print(f"\nload at the end: {os.getloadavg()}")
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,57 @@ def test_disk_store_persists(tmp_path: Path) -> None:
     second = DiskStore(tmp_path)
     assert second.get("validators", "http://h/a") == {"etag": '"1"'}
     second.close()
+
+
+def test_disk_stores_of_one_directory_share_one_cache(tmp_path: Path) -> None:
+    first = DiskStore(tmp_path)
+    second = DiskStore(str(tmp_path))
+    assert first._cache is second._cache  # opened once per process
+    first.set("robots", "k", 1)
+    first.close()  # closes this thread's connection only: the other store still works
+    assert second.get("robots", "k") == 1
+    second.close()
+
+
+def test_disk_store_shared_across_threads(tmp_path: Path) -> None:
+    store = DiskStore(tmp_path)
+    got: list[object] = []
+
+    def other() -> None:
+        mine = DiskStore(tmp_path)
+        mine.set("validators", "u", {"etag": "x"})
+        got.append(mine.get("robots", "r"))
+        mine.close()
+
+    store.set("robots", "r", "here")
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert got == ["here"]
+    assert store.get("validators", "u") == {"etag": "x"}
+    store.close()
+
+
+def test_disk_store_reopens_a_removed_directory(tmp_path: Path) -> None:
+    first = DiskStore(tmp_path / "c")
+    first.set("robots", "k", 1)
+    first.close()
+    shutil.rmtree(tmp_path / "c")
+    second = DiskStore(tmp_path / "c")
+    assert second._cache is not first._cache
+    assert second.get("robots", "k") is None
+    second.set("robots", "k", 2)
+    assert second.get("robots", "k") == 2
+    second.close()
+
+
+def test_disk_store_relative_directory_survives_chdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = DiskStore("cache")
+    store.set("robots", "k", 1)
+    monkeypatch.chdir(tmp_path.parent)
+    assert DiskStore(tmp_path / "cache").get("robots", "k") == 1
+    assert store.get("robots", "k") == 1
+    store.close()

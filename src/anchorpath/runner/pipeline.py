@@ -85,6 +85,7 @@ from anchorpath.runner.crawl.pages import (
 )
 from anchorpath.runner.decide import Decision, decide
 from anchorpath.runner.drift.gate import (
+    ChecksAhead,
     baseline,
     page_result,
     run_stats,
@@ -167,11 +168,17 @@ class RunChecks:
 
 
 def check_records(
-    sf: SelectorFile, records: list[RecordEntry], pages: list[PageEntry]
+    sf: SelectorFile,
+    records: list[RecordEntry],
+    pages: list[PageEntry],
+    ahead: ChecksAhead | None = None,
 ) -> RunChecks:
-    """Validate every record against its page type's schema and measure the run's fields."""
-    invalid, bad = validate_records(RecordValidator(sf.page_types), records)
-    return RunChecks(invalid, bad, run_stats(sf, records, [page_result(p) for p in pages]))
+    """Validate every record against its page type's schema and measure the run's fields
+    (``ahead``: what the crawl checked page by page, see :class:`ChecksAhead`)."""
+    validator = ahead.validator if ahead is not None else RecordValidator(sf.page_types)
+    invalid, bad = validate_records(validator, records, ahead)
+    facts = ahead.facts if ahead is not None else None
+    return RunChecks(invalid, bad, run_stats(sf, records, [page_result(p) for p in pages], facts))
 
 
 def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progress) -> CrawlOutcome:
@@ -231,6 +238,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
         conditional=config.conditional and not options.full,
     )
     counters: dict[str, Any] = {}
+    ahead = ChecksAhead(RecordValidator(sf.page_types))
     # Records are only ever appended: the progress count grows with each page's new ones.
     counted, emitted = 0, 0
     try:
@@ -285,13 +293,14 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
                     "errors": len(fetch_errors),
                 },
             )
+            ahead.add(cp.records)  # while the origin's next turn comes
     finally:
         if reader.fetcher is not None:
             counters = reader.fetcher.counters.as_dict()
             reader.fetcher.close()
     cp.crawl = state.to_dict()
     cp.errors = fetch_errors
-    checks = check_records(sf, cp.records, cp.pages)
+    checks = check_records(sf, cp.records, cp.pages, ahead)
     return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks)
 
 

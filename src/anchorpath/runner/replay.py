@@ -852,7 +852,7 @@ def _load(options: ReplayOptions) -> tuple[SelectorFile, Path]:
 
 def _window(store: Store, site: str, options: ReplayOptions) -> tuple[list[RunRow], list[RunRow]]:
     """The runs to replay (oldest first) and the runs before them (newest first)."""
-    runs = list(reversed(store.runs(site)))
+    runs = list(reversed(store.runs(site, stats=False)))
     window: list[RunRow] = []
     older: list[RunRow] = []
     for r in runs:
@@ -932,11 +932,10 @@ def _replay(
     rep = _Replayer(options, sf, sf_path, store, executor, report, max_in_flight)
 
     # The gate and the commits go to a scratch database seeded as of t0, run after run.
-    scratch = Store(scratch_path)
+    scratch = Store(scratch_path, scratch=True)
     try:
-        for r in reversed(store.runs(site, verdicts=COMMITTED)):
-            if r.started_at < t0:
-                scratch.commit_run(r)
+        for r in reversed(store.runs(site, verdicts=COMMITTED, before=t0)):
+            scratch.commit_run(r)
         scratch.seed_records(site, store.records_as_of(site, t0), run_id="seed", at=t0)
         rep.start_history(scratch)
         replayed = _replay_runs(rep, window, older, scratch)
@@ -946,7 +945,7 @@ def _replay(
         scratch.close()
     newer = [
         r
-        for r in reversed(store.runs(site, verdicts=COMMITTED))
+        for r in reversed(store.runs(site, verdicts=COMMITTED, stats=False))
         if r.started_at > end and r.id not in {w.id for w in window}
     ]
     truth = store.records_as_of(site, newer[0].started_at) if newer else store.current(site)

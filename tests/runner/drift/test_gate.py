@@ -8,8 +8,15 @@ import pytest
 
 from anchorpath.runner.checkpoint import InvalidRecord, RecordEntry
 from anchorpath.runner.drift.check import seed_baseline
-from anchorpath.runner.drift.gate import gate, wilson_lower
+from anchorpath.runner.drift.gate import (
+    ChecksAhead,
+    gate,
+    run_stats,
+    validate_records,
+    wilson_lower,
+)
 from anchorpath.runner.drift.stats import RunStats, field_stats
+from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.selectors.evaluate import PageResult
 
 from ..conftest import news_selector
@@ -65,3 +72,21 @@ def test_no_records_from_pages_that_yielded_them_is_drift() -> None:
     result, verdict, _ = gate(stats, history, [], 0, SF)
     assert verdict == "drift"
     assert "page type 'article' yielded no records (baseline had some)" in result.structural
+
+
+def test_checks_made_page_by_page_equal_the_checks_made_at_the_end() -> None:
+    values: list[Any] = ["Storm batters coast", None, "  Bank raises rates ", "", 42, ["a", "b"]]
+    records = [
+        RecordEntry("article", f"http://127.0.0.1/a/{i}", {"headline": v}, problems=p)
+        for i, (v, p) in enumerate(zip(values * 2, [(), ("x: broken",)] * 6, strict=True))
+    ]
+    pages = [PageResult(r.url, "article", ()) for r in records]
+    ahead = ChecksAhead(RecordValidator(SF.page_types))
+    for k in (0, 3, 4, 9):  # records arrive with the pages; the list only grows
+        ahead.add(records[:k])
+    ahead.add(records[:9])
+    assert len(ahead.problems) == 9  # the last three are read at the end
+    at_end = validate_records(RecordValidator(SF.page_types), records)
+    assert validate_records(ahead.validator, records, ahead) == at_end
+    assert at_end[1] == {1, 3, 4, 5, 7, 9, 10, 11}  # 42: not a string
+    assert run_stats(SF, records, pages, ahead.facts) == run_stats(SF, records, pages)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,37 @@ def test_transaction_makes_several_runs_all_or_nothing(tmp_path: Path) -> None:
         _commit(store, "r2", "2024-01-02", {"a": {"k": "a"}, "b": {"k": "b"}})
         _commit(store, "r3", "2024-01-03", {"a": {"k": "a"}, "b": {"k": "b"}, "c": {"k": "c"}})
     assert sorted(store.current("s")) == ["a", "b", "c"]
+
+
+def test_runs_before_a_time_and_without_statistics(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    for run_id, at in (("r1", "2024-01-01"), ("r2", "2024-01-02"), ("r3", "2024-01-03")):
+        store.commit_run(replace(_run(run_id, at), stats={"run_id": run_id}))
+    assert [r.id for r in store.runs("s", before="2024-01-03")] == ["r2", "r1"]
+    assert [r.stats for r in store.runs("s", limit=1)] == [{"run_id": "r3"}]
+    lean = store.runs("s", stats=False)
+    assert [r.stats for r in lean] == [None, None, None]
+    assert [replace(r, stats=None) for r in store.runs("s")] == lean
+
+
+def test_current_reads_again_what_changed_only(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    _commit(store, "r1", "2024-01-01", {"a": {"k": "a", "v": [1]}, "b": {"k": "b", "v": [2]}})
+    first = store.current("s")
+    _commit(store, "r2", "2024-01-02", {"a": {"k": "a", "v": [1]}, "b": {"k": "b", "v": [3]}})
+    second = store.current("s")
+    assert second["a"].values is first["a"].values  # the same text: parsed once
+    assert second["b"].values == {"k": "b", "v": [3]}
+    assert first["b"].values == {"k": "b", "v": [2]}
+    assert second["b"].content_hash == content_hash({"k": "b", "v": [3]})
+
+
+def test_scratch_database_keeps_no_write_ahead_log(tmp_path: Path) -> None:
+    path = tmp_path / "scratch.sqlite"
+    store = Store(path, scratch=True)
+    _commit(store, "r1", "2024-01-01", {"a": {"k": "a", "v": 1}})
+    assert not path.with_name("scratch.sqlite-wal").exists()
+    store.close()
+    with Store(path) as again:  # opened for review as any state database
+        assert list(again.current("s")) == ["a"]
+        assert [r.id for r in again.runs("s")] == ["r1"]

@@ -27,7 +27,7 @@ from anchorpath.runner.drift.check import (
     is_young,
     seed_baseline,
 )
-from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
+from anchorpath.runner.drift.stats import RunStats, TextFacts, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.store.database import Store
 from anchorpath.runner.verdict import COMMITTED, DriftVerdict
@@ -36,6 +36,7 @@ from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
     "INVALID_SHARE_DRIFT",
+    "ChecksAhead",
     "add_validation_evidence",
     "baseline",
     "check",
@@ -70,25 +71,57 @@ def page_result(p: PageEntry) -> PageResult:
     )
 
 
+class ChecksAhead:
+    """A run's records validated, and their texts read for the statistics
+    (:class:`~anchorpath.runner.drift.stats.TextFacts`), page by page while the run is
+    crawled: the crawl waits for its origin's next turn anyway, and what is left for
+    :func:`validate_records` and :func:`run_stats` after the last page is then small (in
+    ``run --all`` the sites of a worker end together and this work queued behind the GIL).
+    The results are the same as without it."""
+
+    def __init__(self, validator: RecordValidator) -> None:
+        self.validator = validator
+        self.facts = TextFacts()
+        #: the problems of the records read so far (a prefix of the run's records)
+        self.problems: list[tuple[str, ...]] = []
+
+    def add(self, records: Sequence[RecordEntry]) -> None:
+        """Read the records of ``records`` past those read before (the run's records are
+        only ever appended to)."""
+        for r in records[len(self.problems) :]:
+            self.problems.append((*self.validator.problems(r.page_type, r.values), *r.problems))
+            self.facts.add(r.values.values())
+
+
 def validate_records(
-    validator: RecordValidator, records: Sequence[RecordEntry]
+    validator: RecordValidator,
+    records: Sequence[RecordEntry],
+    ahead: ChecksAhead | None = None,
 ) -> tuple[list[InvalidRecord], set[int]]:
     """Every record against its page type's schema: the invalid records (with their schema
-    problems) and their indices in ``records``."""
+    problems) and their indices in ``records``. ``ahead`` holds the records validated during
+    the crawl (with ``validator``)."""
     invalid: list[InvalidRecord] = []
     bad: set[int] = set()
-    for i, r in enumerate(records):
-        probs = [*validator.problems(r.page_type, r.values), *r.problems]
+    if ahead is not None:
+        ahead.add(records)
+        problems = ahead.problems
+    else:
+        problems = [(*validator.problems(r.page_type, r.values), *r.problems) for r in records]
+    for i, (r, probs) in enumerate(zip(records, problems, strict=False)):
         if probs:
             bad.add(i)
-            invalid.append(InvalidRecord(r, tuple(probs)))
+            invalid.append(InvalidRecord(r, probs))
     return invalid, bad
 
 
 def run_stats(
-    sf: SelectorFile, records: Sequence[RecordEntry], pages: list[PageResult]
+    sf: SelectorFile,
+    records: Sequence[RecordEntry],
+    pages: list[PageResult],
+    known: TextFacts | None = None,
 ) -> RunStats:
-    """The run's field statistics."""
+    """The run's field statistics (``known``: texts read during the crawl)."""
     parts = []
     for name, pt in sf.page_types.items():
         own = [r for r in records if r.page_type == name]
@@ -97,7 +130,7 @@ def run_stats(
         marks = [r.template for r in own]
         template = [m for m in marks if m is not None] if None not in marks else None
         if recs or any(p.page_type == name for p in pages):
-            parts.append(field_stats(recs, pt, pages, template))
+            parts.append(field_stats(recs, pt, pages, template, known))
     stats = merge_stats(parts)
     stats.total_pages = len(pages)
     stats.unmatched_pages = sum(1 for p in pages if p.page_type is None)

@@ -31,6 +31,7 @@ __all__ = [
     "FieldStats",
     "PageTypeStats",
     "RunStats",
+    "TextFacts",
     "field_stats",
     "merge_stats",
     "shape_signature",
@@ -184,26 +185,41 @@ class RunStats:
 
 
 _LEAVES = (str, int, float, bool, type(None))
+#: the exact types of ``_LEAVES``: a set lookup on ``type(v)`` spares most values a call
+_LEAF = frozenset(_LEAVES)
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _plain(obj: Any) -> Any:
     """``dataclasses.asdict`` of the statistics, several times faster (called for every run's
-    report and baseline): dataclasses to dicts, containers rebuilt, other values deep-copied."""
+    report and baseline): dataclasses to dicts, containers rebuilt, other values deep-copied.
+    The leaves in a dataclass, list or dict are taken as they are, without a call."""
     if isinstance(obj, _LEAVES):
         return obj
+    leaf = _LEAF
+    cls = type(obj)
+    if cls is dict:
+        return {
+            k if type(k) in leaf else _plain(k): v if type(v) in leaf else _plain(v)
+            for k, v in obj.items()
+        }
+    if cls is list:
+        return [v if type(v) in leaf else _plain(v) for v in obj]
     if is_dataclass(obj) and not isinstance(obj, type):
-        cls = type(obj)
         names = _FIELD_NAMES.get(cls)
         if names is None:
             names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(obj))
-        return {name: _plain(getattr(obj, name)) for name in names}
+        out = {}
+        for name in names:
+            v = getattr(obj, name)
+            out[name] = v if type(v) in leaf else _plain(v)
+        return out
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*[_plain(v) for v in obj])
+        return cls(*[_plain(v) for v in obj])
     if isinstance(obj, list | tuple):
-        return type(obj)(_plain(v) for v in obj)
+        return cls(_plain(v) for v in obj)
     if isinstance(obj, dict):
-        return type(obj)((_plain(k), _plain(v)) for k, v in obj.items())
+        return cls((_plain(k), _plain(v)) for k, v in obj.items())
     return copy.deepcopy(obj)
 
 
@@ -379,6 +395,29 @@ def _text_facts(text: str) -> _TextFacts:
     )
 
 
+class TextFacts:
+    """What the statistics read of each distinct text of a run's values, gathered while the
+    run is crawled (a page's records as they arrive: the crawl then waits for its next turn
+    anyway) instead of all at once after its last page. A pure cache: :func:`field_stats`
+    reads every text it lacks itself, with the same result."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, _TextFacts] = {}
+
+    def add(self, values: Iterable[Any]) -> None:
+        """Read the texts of ``values`` (one record's values, say) not read yet."""
+        known = self._facts
+        for v in values:
+            t = v.strip() if type(v) is str else _as_text(v).strip()
+            if t and t not in known:
+                known[t] = _text_facts(t)
+
+    def get(self, text: str) -> _TextFacts:
+        """The facts of the (stripped, non-empty) ``text``."""
+        known = self._facts.get(text)
+        return known if known is not None else _text_facts(text)
+
+
 def _profile(facts: Sequence[_TextFacts]) -> list[float]:
     """Mean digit, punctuation and upper-case shares of the filled texts (in their order; see
     ``FieldStats.profile``)."""
@@ -407,6 +446,7 @@ def _field_stats(
     pattern: re.Pattern[str] | None,
     anchor: tuple[int, int],
     template: Sequence[bool] | None = None,
+    known: TextFacts | None = None,
 ) -> FieldStats:
     texts = [v.strip() if type(v) is str else _as_text(v).strip() for v in values]
     plain = [t for t in texts if t]
@@ -415,7 +455,8 @@ def _field_stats(
     var = sum((x - mean) ** 2 for x in lengths) / len(lengths) if lengths else 0.0
     # Every distinct text is read once (fields repeat values: categories, template text).
     seen = Counter(plain)  # in order of first occurrence, as the counters below
-    facts = {t: _text_facts(t) for t in seen}
+    read = _text_facts if known is None else known.get
+    facts = {t: read(t) for t in seen}
     shapes: Counter[str] = Counter()
     values_seen: Counter[str] = Counter()
     for t, c in seen.items():
@@ -472,6 +513,7 @@ def field_stats(
     page_type: PageType,
     page_results: list[PageResult],
     template: Sequence[Collection[str]] | None = None,
+    known: TextFacts | None = None,
 ) -> RunStats:
     """Statistics of one page type's records (``Record.values`` dicts) in one run.
 
@@ -479,7 +521,8 @@ def field_stats(
     for the count of pages no page type matched. ``template`` (one entry per record, when the
     run looked) names the fields whose value is also the text of the page's navigation,
     header or footer (:func:`anchorpath.runner.drift.template.template_fields`). Combine
-    several page types with :func:`merge_stats`.
+    several page types with :func:`merge_stats`. ``known`` holds texts already read
+    (:class:`TextFacts`).
     """
     own = [p for p in page_results if p.page_type == page_type.name]
     roots = [p.record_root_count for p in own if p.record_root_count is not None]
@@ -504,6 +547,7 @@ def field_stats(
             pattern,
             (len(seen), sum(seen)),
             None if template is None else [name in t for t in template],
+            known,
         )
     return RunStats(
         page_types={page_type.name: pts},

@@ -282,14 +282,20 @@ class PageRow:
 class Store:
     """The SQLite state database of one state directory."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, scratch: bool = False) -> None:
+        """``scratch``: a database one process writes and then leaves for review (a replay's):
+        no write-ahead log and no syncing to disk (a crash loses it, as it would lose the
+        replay), so commits write each page once and closing it has nothing to checkpoint."""
         self.path = Path(path)
         self._outer = False  # inside transaction(): commit_run uses savepoints
+        #: the parsed values of the records the last :meth:`current` read, by their JSON text
+        #: (read again, as every commit of a site does, the same text needs no parsing)
+        self._parsed: dict[str, Any] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(f"PRAGMA journal_mode={'MEMORY' if scratch else 'WAL'}")
+            self._db.execute(f"PRAGMA synchronous={'OFF' if scratch else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
             self._migrate()
@@ -340,21 +346,38 @@ class Store:
             "WHERE site = ? AND is_current = 1",
             (site,),
         )
-        return {
-            k: StoredRecord(k, json.loads(v), h, i, src, bool(listed))
-            for i, k, v, h, src, listed in rows
-        }
+        parsed, self._parsed = self._parsed, {}
+        out: dict[str, StoredRecord] = {}
+        for i, k, v, h, src, listed in rows:
+            values = parsed.get(v)
+            if values is None:
+                values = json.loads(v)
+            self._parsed[v] = values
+            out[k] = StoredRecord(k, values, h, i, src, bool(listed))
+        return out
 
     def runs(
-        self, site: str, *, verdicts: Iterable[Verdict] | None = None, limit: int | None = None
+        self,
+        site: str,
+        *,
+        verdicts: Iterable[Verdict] | None = None,
+        limit: int | None = None,
+        before: str | None = None,
+        stats: bool = True,
     ) -> list[RunRow]:
-        """Runs of ``site``, newest first (optionally only some verdicts)."""
+        """Runs of ``site``, newest first (optionally only some verdicts, only those started
+        before ``before``); ``stats=False`` leaves their statistics out (``None``: reading
+        them is most of the cost, and the caller does not need them)."""
         sql = (
             "SELECT id, site, started_at, finished_at, verdict, selector_version, warc_path, "
-            "run_dir, complete, pages, records, new, changed, withdrawn, stats_json, error, "
-            "accepted_by, accepted_at FROM runs WHERE site = ?"
+            "run_dir, complete, pages, records, new, changed, withdrawn, "
+            + ("stats_json" if stats else "NULL")
+            + ", error, accepted_by, accepted_at FROM runs WHERE site = ?"
         )
         args: list[Any] = [site]
+        if before is not None:
+            sql += " AND started_at < ?"
+            args.append(before)
         if verdicts is not None:
             wanted = list(verdicts)
             sql += f" AND verdict IN ({','.join('?' * len(wanted))})"
