@@ -19,11 +19,13 @@ Part 2, side by side, each item against what it replaced (CPU time, best of ``--
 
     .venv/bin/python bench/crawl_cpu.py --sites 8 --pages 20 --reps 3
 
-``--crawl-only`` skips part 2 (to time part 1 on an older checkout). ``--phases`` prints
-part 1's CPU per site split into the per-site fixed costs of ``run --all``: *setup* (from
+``--crawl-only`` skips part 2 (to time part 1 on an older checkout). ``--phases`` crawls the
+sites of a repetition into one state directory, each from its own origin (as ``run --all``),
+and splits part 1's CPU per site into the per-site fixed costs of ``run --all``: *setup* (from
 ``crawl_site`` starting to the site's first request), *post-crawl* (from the last page's
 progress event to ``crawl_site`` returning: closing the fetcher, validation, field
-statistics) and *finish* (``_Run.finish``: the gate, commit, report files, checkpoint removal).
+statistics) and *finish* (``_Run.finish``: the gate, commit, report files, checkpoint removal;
+without the drift baseline's *seed*, which ``run --all`` computes while the sites crawl).
 """
 
 from __future__ import annotations
@@ -49,15 +51,16 @@ from anchorpath._config import FetchConfig
 from anchorpath.demo import write_site_file
 from anchorpath.fetch.http import HttpClient
 from anchorpath.runner import pipeline
+from anchorpath.runner.drift import gate
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.load import load_selector_file
 
 
-def crawl_one(url: str, work: Path, pages: int) -> Path:
+def crawl_one(url: str, work: Path, pages: int, site: str = "s") -> Path:
     sel, state = work / "selectors", work / "state"
-    write_site_file(sel, url, site_id="s", max_pages=pages)
-    result = run_site(RunOptions("s", sel, state, base_url=url, settings=scale.settings(0.0, 4)))
+    write_site_file(sel, url, site_id=site, max_pages=pages)
+    result = run_site(RunOptions(site, sel, state, base_url=url, settings=scale.settings(0.0, 4)))
     assert result.verdict == "ok", result.reason
     return result.run_dir
 
@@ -65,7 +68,7 @@ def crawl_one(url: str, work: Path, pages: int) -> Path:
 class Phases:
     """CPU seconds of the per-site phases (see the module docstring), summed over crawls."""
 
-    NAMES = ("setup", "post-crawl", "finish")
+    NAMES = ("setup", "post-crawl", "finish", "seed")
 
     def __init__(self) -> None:
         self.total = dict.fromkeys(self.NAMES, 0.0)
@@ -73,6 +76,7 @@ class Phases:
 
     def install(self) -> None:
         crawl, finish, send = pipeline.crawl_site, pipeline._Run.finish, HttpClient.send
+        seed_for = gate.seed_for
 
         def timed_crawl(job: Any, factory: Any, progress: Any) -> Any:
             last = [0.0]
@@ -99,9 +103,19 @@ class Phases:
             self.total["finish"] += time.process_time() - began
             return out
 
+        def timed_seed(*a: Any, **k: Any) -> Any:
+            # part of finish here; computed ahead, while the sites crawl, by run --all
+            began = time.process_time()
+            out = seed_for(*a, **k)
+            took = time.process_time() - began
+            self.total["seed"] += took
+            self.total["finish"] -= took
+            return out
+
         pipeline.crawl_site = timed_crawl  # type: ignore[assignment]
         pipeline._Run.finish = timed_finish  # type: ignore[method-assign,assignment]
         HttpClient.send = timed_send  # type: ignore[method-assign,assignment]
+        gate.seed_for = timed_seed
 
 
 def best(fn: Callable[[], Any], n: int, reps: int) -> float:
@@ -127,7 +141,9 @@ def main() -> None:
     phases = Phases()
     if args.phases:
         phases.install()
-    with scale.Servers(1) as servers:
+    # --phases: as in ``run --all``, the sites of a repetition share one state directory,
+    # each on its own origin (a fresh state directory and robots.txt per site otherwise)
+    with scale.Servers(args.sites if args.phases else 1) as servers:
         url = servers.urls[0]
         run_dir = crawl_one(url, root / "warm", args.pages)  # imports, first-use costs
         per_site = []
@@ -136,7 +152,10 @@ def main() -> None:
             phases.total = dict.fromkeys(Phases.NAMES, 0.0)
             began = time.process_time()
             for i in range(args.sites):
-                run_dir = crawl_one(url, root / f"r{rep}-{i}", args.pages)
+                if args.phases:
+                    run_dir = crawl_one(servers.urls[i], root / f"r{rep}", args.pages, f"s{i}")
+                else:
+                    run_dir = crawl_one(url, root / f"r{rep}-{i}", args.pages)
             per_site.append((time.process_time() - began) / args.sites)
             per_phase.append({k: v / args.sites for k, v in phases.total.items()})
     site_ms = 1000 * min(per_site)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from anchorpath.fetch import cache as cache_module
 from anchorpath.fetch.cache import DiskStore, MemoryStore, open_store
 
 
@@ -86,3 +87,16 @@ def test_disk_store_relative_directory_survives_chdir(
     assert DiskStore(tmp_path / "cache").get("robots", "k") == 1
     assert store.get("robots", "k") == 1
     store.close()
+
+
+def test_disk_store_keeps_few_directories_open(tmp_path: Path) -> None:
+    first = DiskStore(tmp_path / "d0")
+    first.set("robots", "k", 1)
+    first.close()
+    for i in range(1, 12):
+        DiskStore(tmp_path / f"d{i}").close()
+    assert len(cache_module._caches) <= cache_module._KEEP_CACHES
+    again = DiskStore(tmp_path / "d0")  # dropped: opened anew, same data
+    assert again._cache is not first._cache
+    assert again.get("robots", "k") == 1
+    again.close()

@@ -63,3 +63,21 @@ def test_stale_lock_of_killed_process_is_taken_over(tmp_path: Path) -> None:
         assert lock.took_over is not None and lock.took_over["pid"] == proc.pid
     finally:
         lock.release()
+
+
+def test_the_holder_syncs_its_info_only_for_readers_on_other_machines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lease is in the page cache for every process of this machine at once; it is synced
+    to the disk only when asked (``run --all`` on Dask: workers read it over a shared
+    filesystem)."""
+    from anchorpath.runner.lock import lease_holds
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    with SiteLock(tmp_path, "site-a", sync=False) as lock:
+        assert lease_holds(tmp_path, "site-a", lock.info)
+    assert synced == []
+    with SiteLock(tmp_path, "site-a") as lock:
+        assert lease_holds(tmp_path, "site-a", lock.info)
+    assert len(synced) == 1

@@ -83,6 +83,37 @@ def test_a_group_is_prepared_when_the_executor_asks_for_its_task(tmp_path: Path)
     assert [s.verdict for s in result.sites] == ["error"] * 3
 
 
+def test_site_locks_are_not_synced_for_crawls_on_this_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads and worker processes of this machine read the lease from the page cache: the
+    lock files are not synced (only Dask workers, possibly elsewhere, need that)."""
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    for k in range(2):
+        write_site_file(sel, f"http://127.0.0.{k + 1}:8765", site_id=f"site-{k}", max_pages=2)
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+
+    class TakeAll:
+        def capacity(self) -> int | None:
+            return 2
+
+        def run(self, fn: Any, items: Any, **kw: Any) -> Any:
+            for k in range(len(items)):
+                assert items[k].jobs
+                yield k, RuntimeError("not crawled in this test")
+
+        def close(self) -> None:
+            return None
+
+    result = run_all(
+        RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()), executor=TakeAll()
+    )
+    assert [s.verdict for s in result.sites] == ["error", "error"]
+    assert len(list((state / "locks").iterdir())) == 2
+    assert synced == []
+
+
 def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_path: Path) -> None:
     sel, state = tmp_path / "selectors", tmp_path / "state"
     with DemoServer(day=1) as good, DemoServer(day=1, mode="refuse") as refusing:

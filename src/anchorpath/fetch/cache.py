@@ -4,7 +4,8 @@ The fetcher keeps two namespaces here: ``robots`` (per-origin robots.txt, at mos
 ``validators`` (per-URL ETag / Last-Modified plus the last body, for conditional GET).
 Without a directory the store lives in memory, so tests and one-off commands need no disk.
 
-A process opens each cache directory once (:func:`_shared_cache`): ``run --all`` builds a
+A process opens a cache directory once (:func:`_shared_cache`; the last few directories stay
+open): ``run --all`` builds a
 fetcher per site, all on the state directory's one cache, and opening diskcache's ``Cache``
 (settings rewritten, database closed and reopened) cost ~3 ms of CPU per site, under the GIL,
 as the sites of a worker started together. Each thread still has its own SQLite connection.
@@ -23,9 +24,13 @@ from anchorpath._errors import StoreError
 
 __all__ = ["DiskStore", "KeyValueStore", "MemoryStore", "open_store"]
 
-#: this process's open caches: absolute directory -> (identity of its database file, cache)
+#: this process's open caches: absolute directory -> (identity of its database file, cache),
+#: least recently opened first
 _caches: dict[str, tuple[tuple[int, int], diskcache.Cache]] = {}
 _caches_lock = threading.Lock()
+#: directories whose cache stays open (a long-lived process, a test session, opens many: the
+#: oldest is dropped, and its connections close once no store uses it)
+_KEEP_CACHES = 8
 
 
 def _identity(directory: str) -> tuple[int, int] | None:
@@ -42,12 +47,15 @@ def _shared_cache(directory: str) -> diskcache.Cache:
     database file was removed or replaced since (a deleted state directory) is opened anew."""
     key = os.path.abspath(directory)
     with _caches_lock:
-        known = _caches.get(key)
+        known = _caches.pop(key, None)
         if known is not None and known[0] == _identity(key):
+            _caches[key] = known  # now the most recent
             return known[1]
         cache = diskcache.Cache(key)
         ident = _identity(key)
         if ident is not None:
+            while len(_caches) >= _KEEP_CACHES:
+                del _caches[next(iter(_caches))]
             _caches[key] = (ident, cache)
         return cache
 

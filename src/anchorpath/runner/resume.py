@@ -78,7 +78,7 @@ def find_unfinished(
         cp = load_checkpoint(run_dir) if run_dir.is_dir() else None
         if cp is None:
             continue
-        if any(r.id == cp.run_id for r in store.runs(site, limit=50)):
+        if any(r.id == cp.run_id for r in store.runs(site, limit=50, stats=False)):
             # Committed, then killed before the checkpoint was removed: nothing to resume.
             remove_checkpoint(run_dir)
             continue

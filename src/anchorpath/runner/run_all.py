@@ -45,7 +45,13 @@ from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
 from anchorpath.runner.drift.gate import committed_history, needs_seed, seed_for
-from anchorpath.runner.executor import Executor, LocalExecutor, Progress, WorkerFailed
+from anchorpath.runner.executor import (
+    DaskExecutor,
+    Executor,
+    LocalExecutor,
+    Progress,
+    WorkerFailed,
+)
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
 from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, RunOptions, RunResult
@@ -356,6 +362,9 @@ def run_all(
     shared = SharedPoliteness(concurrency) if isinstance(executor, LocalExecutor) else None
     share = max(1, concurrency // max(1, executor.capacity() or 1))
     registry = uuid.uuid4().hex
+    # Only Dask workers may be on other machines: everywhere else the lease is in the page
+    # cache of the machine that wrote it. (A stale read only stops a crawl: it fails closed.)
+    remote = isinstance(executor, DaskExecutor)
     seeder: _Seeder | None = None
     try:
         options.state_dir.mkdir(parents=True, exist_ok=True)
@@ -370,7 +379,7 @@ def run_all(
             for i in group:
                 site = loaded[i]
                 try:
-                    _prepare(site, options, store, report)
+                    _prepare(site, options, store, report, remote=remote)
                 except AnchorpathError as exc:
                     site.release()
                     sid = site.sf.site.id
@@ -500,8 +509,12 @@ class _Seeder:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _prepare(site: _Site, options: RunAllOptions, store: Store, progress: Progress) -> None:
-    """Lock the site and resume or start its run (this process holds the lock)."""
+def _prepare(
+    site: _Site, options: RunAllOptions, store: Store, progress: Progress, *, remote: bool
+) -> None:
+    """Lock the site and resume or start its run (this process holds the lock). ``remote``:
+    crawls may run on other machines, which read the lock's lease from the shared state
+    directory (so the lock file is synced, see :class:`SiteLock`)."""
     sid = site.sf.site.id
     run_options = RunOptions(
         site=str(site.sf_path),
@@ -517,7 +530,7 @@ def _prepare(site: _Site, options: RunAllOptions, store: Store, progress: Progre
     def site_progress(kind: str, data: Mapping[str, Any]) -> None:
         progress(kind, {**data, "site": sid})
 
-    site.lock = SiteLock(options.state_dir, sid).acquire()
+    site.lock = SiteLock(options.state_dir, sid, sync=remote).acquire()
     try:
         site.run = _Run(run_options, site.sf, site.sf_path, store, site_progress)
         site.job = site.run.prepare(site.lock.info)

@@ -5,13 +5,21 @@ straightforward per-character implementation this module replaced; they must not
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from anchorpath.runner.drift.stats import field_stats, shape_signature
+from anchorpath.runner.drift.stats import (
+    FieldStats,
+    PageTypeStats,
+    RunStats,
+    field_stats,
+    shape_signature,
+)
 from anchorpath.selectors.model import FieldSpec, PageType
 
 PAGE_TYPE = PageType("t", "/", {"v": FieldSpec("v", "//x", pattern=r"^\d")})
@@ -136,3 +144,22 @@ def test_no_hangul_cjk_or_kana_letter_is_upper_case() -> None:
         if ch.isupper() and ch.isalpha() and shape_signature(ch) == "H"
     ]
     assert upper_h == []
+
+
+def test_to_dict_is_asdict_and_shares_no_container() -> None:
+    fs = FieldStats(count=3, filled=2, shapes={"Aa": 2}, values={"h": 1}, const_tokens=["t"])
+    odd = FieldStats(values=Counter({"x": 2}), profile=[0.5, 0.0, 1.0], template=None)
+    odd.shapes = {"nested": [1, {"k": (2, 3)}]}  # type: ignore[dict-item]  # from odd JSON
+    stats = RunStats(
+        page_types={"a": PageTypeStats(pages=2, page_keys=["k"], fields={"f": fs, "g": odd})},
+        total_pages=2,
+        run_id="r",
+    )
+    out = stats.to_dict()
+    assert out == dataclasses.asdict(stats)
+    assert list(out["page_types"]["a"]["fields"]["f"]) == [f.name for f in dataclasses.fields(fs)]
+    assert type(out["page_types"]["a"]["fields"]["g"]["values"]) is Counter
+    out["page_types"]["a"]["fields"]["f"]["shapes"]["Aa"] = 9
+    out["page_types"]["a"]["fields"]["g"]["shapes"]["nested"][1]["k"] = ()
+    assert fs.shapes == {"Aa": 2} and odd.shapes["nested"][1] == {"k": (2, 3)}
+    assert RunStats.from_dict(out).to_dict() == out

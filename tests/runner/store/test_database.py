@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from anchorpath.runner.store.database import (
     RunRow,
     Source,
     Store,
+    canonical_json,
     compute_events,
     content_hash,
 )
@@ -235,3 +237,12 @@ def test_scratch_database_keeps_no_write_ahead_log(tmp_path: Path) -> None:
     with Store(path) as again:  # opened for review as any state database
         assert list(again.current("s")) == ["a"]
         assert [r.id for r in again.runs("s")] == ["r1"]
+
+
+def test_stored_hash_is_the_sha256_of_the_stored_json(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    values = {"k": "a", "name": "한글 ü", "v": [1, None], "b": {"z": 1, "a": 2}}
+    _commit(store, "r1", "2024-01-01", {"a": values})
+    rows = store._query("SELECT content_hash, values_json FROM records")
+    assert rows == [(content_hash(values), canonical_json(values))]
+    assert rows[0][0] == hashlib.sha256(rows[0][1].encode("utf-8")).hexdigest()

@@ -221,15 +221,22 @@ def _rarefied_distinct(fs: FieldStats, m: int) -> float:
     if rest > 0 and fs.value_other > 0:
         counts += [fs.value_other / rest] * rest
 
+    known: dict[float, float] = {}  # counts repeat (most values are seen once): each once
+
     def absent(c: float) -> float:  # P(a value seen c times is not among m draws)
-        if n - c < m:
-            return 0.0
-        return math.exp(
-            math.lgamma(n - c + 1)
-            + math.lgamma(n - m + 1)
-            - math.lgamma(n + 1)
-            - math.lgamma(n - c - m + 1)
-        )
+        p = known.get(c)
+        if p is None:
+            p = known[c] = (
+                0.0
+                if n - c < m
+                else math.exp(
+                    math.lgamma(n - c + 1)
+                    + math.lgamma(n - m + 1)
+                    - math.lgamma(n + 1)
+                    - math.lgamma(n - c - m + 1)
+                )
+            )
+        return p
 
     return sum(1.0 - absent(c) for c in counts)
 

@@ -19,11 +19,12 @@ null. Formats are always *checked* (jsonschema only annotates them by default), 
 that need no extra packages.
 
 Each schema is compiled once per process (sites of ``run --all`` share equal schemas), into a
-jsonschema validator and a plain-Python check of the few keywords above. A record the check
-passes is valid without walking jsonschema's keyword machinery (~80 µs a record, under the GIL);
-any other record goes to ``iter_errors``, which alone words the problems. The check is
-conservative: it passes a value only where jsonschema certainly would (e.g. ``integer`` only for
-an ``int``; jsonschema also takes ``1.0``, which then takes the slow path).
+jsonschema validator and a plain-Python check (:mod:`anchorpath.selectors.schema_check`, with
+the format checkers below). A record the check passes is valid without walking jsonschema's
+keyword machinery (~80 µs a record, under the GIL); any other record goes to ``iter_errors``,
+which alone words the problems. The check is conservative: it passes a value only where
+jsonschema certainly would (e.g. ``integer`` only for an ``int``; jsonschema also takes
+``1.0``, which then takes the slow path).
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ import datetime as dt
 import functools
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator, FormatChecker
 
 from anchorpath.selectors.model import FieldSpec, PageType
+from anchorpath.selectors.schema_check import Check, compile_check
 
 __all__ = ["RecordValidator", "compiled", "record_schema"]
 
@@ -113,87 +115,13 @@ def record_schema(page_type: PageType) -> dict[str, Any]:
     }
 
 
-#: A value's check: True only when the schema certainly holds for it.
-Check = Callable[[Any], bool]
-
-_TYPES: dict[str, Check] = {
-    "null": lambda v: v is None,
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: type(v) is int,
-    "number": lambda v: type(v) is int or type(v) is float,
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-}
-_ANNOTATIONS = {"title", "$schema"}
-
-
-def _all(checks: list[Check]) -> Check:
-    return lambda v: all(c(v) for c in checks)
-
-
-def _keyword(key: str, arg: Any) -> Check | None:
-    """The check of one keyword as :func:`record_schema` writes it (None: not known here)."""
-    if key == "type" and isinstance(arg, str) and arg in _TYPES:
-        return _TYPES[arg]
-    if key in ("minLength", "minItems") and type(arg) is int:
-        kind = str if key == "minLength" else list
-        return lambda v: not isinstance(v, kind) or len(v) >= arg
-    if key == "pattern" and isinstance(arg, str):
-        try:
-            search = re.compile(arg).search
-        except re.error:
-            return None
-        return lambda v: not isinstance(v, str) or search(v) is not None
-    if key == "format" and isinstance(arg, str):
-        return lambda v: _checker.conforms(v, arg)
-    if key == "items" and isinstance(arg, dict):
-        item = _compile(arg)
-        return None if item is None else lambda v: not isinstance(v, list) or all(map(item, v))
-    if key == "anyOf" and isinstance(arg, list) and arg:
-        options = _compile_all(arg)
-        return None if options is None else lambda v: any(o(v) for o in options)
-    if key == "required" and isinstance(arg, list):
-        names = list(arg)
-        return lambda v: not isinstance(v, dict) or all(n in v for n in names)
-    if key == "properties" and isinstance(arg, dict):
-        checks = _compile_all(list(arg.values()))
-        if checks is None:
-            return None
-        props = list(zip(arg, checks, strict=True))
-        return lambda v: not isinstance(v, dict) or all(c(v[n]) for n, c in props if n in v)
-    return None
-
-
-def _compile(schema: dict[str, Any]) -> Check | None:
-    """A conservative check of ``schema``, or None when it uses a keyword not known here."""
-    checks: list[Check] = []
-    for key, arg in schema.items():
-        if key in _ANNOTATIONS:
-            continue
-        check = _keyword(key, arg)
-        if check is None:
-            return None
-        checks.append(check)
-    return _all(checks)
-
-
-def _compile_all(schemas: list[Any]) -> list[Check] | None:
-    out = []
-    for schema in schemas:
-        check = _compile(schema) if isinstance(schema, dict) else None
-        if check is None:
-            return None
-        out.append(check)
-    return out
-
-
 @functools.lru_cache(maxsize=256)
-def _compiled(schema_json: str) -> tuple[Draft202012Validator, Check | None]:
+def _compiled(schema_json: str) -> tuple[Draft202012Validator, Check]:
     schema = json.loads(schema_json)
-    return Draft202012Validator(schema, format_checker=_checker), _compile(schema)
+    return Draft202012Validator(schema, format_checker=_checker), compile_check(schema, _checker)
 
 
-def compiled(schema: dict[str, Any]) -> tuple[Draft202012Validator, Check | None]:
+def compiled(schema: dict[str, Any]) -> tuple[Draft202012Validator, Check]:
     """The validator of ``schema`` and its fast check, built once per process for equal
     schemas (keys in the same order: jsonschema reports a value's problems in that order)."""
     return _compiled(json.dumps(schema))
@@ -214,7 +142,7 @@ class RecordValidator:
             return [f"unknown page type {page_type!r}"]
         validator, fast = entry
         record = dict(values)
-        if fast is not None and fast(record):
+        if fast(record):
             return []
         out = []
         for err in sorted(validator.iter_errors(record), key=lambda e: list(e.path)):

@@ -126,7 +126,14 @@ def canonical_json(value: Any) -> str:
 
 def content_hash(values: Mapping[str, Any]) -> str:
     """sha256 of a record's canonical JSON."""
-    return hashlib.sha256(canonical_json(dict(values)).encode("utf-8")).hexdigest()
+    return _json_and_hash(values)[1]
+
+
+def _json_and_hash(values: Mapping[str, Any]) -> tuple[str, str]:
+    """A record's canonical JSON and its :func:`content_hash` (the JSON written once: a
+    commit stores both for every new or changed record)."""
+    text = canonical_json(dict(values))
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -455,7 +462,7 @@ class Store:
                         (run.started_at, old.row_id),
                     )
                 if ev.kind in ("new", "changed"):
-                    values = dict(seen[ev.key])
+                    text, digest = _json_and_hash(seen[ev.key])
                     self._db.execute(
                         "INSERT INTO records (site, key, valid_from, valid_to, is_current, "
                         "content_hash, values_json, selector_version, run_id) "
@@ -464,8 +471,8 @@ class Store:
                             run.site,
                             ev.key,
                             run.started_at,
-                            content_hash(values),
-                            canonical_json(values),
+                            digest,
+                            text,
                             run.selector_version,
                             run.id,
                         ),
@@ -599,7 +606,7 @@ class Store:
         try:
             self._begin()
             for key, rec in sorted(records.items()):
-                values = dict(rec.values)
+                text, digest = _json_and_hash(rec.values)
                 self._db.execute(
                     "INSERT INTO records (site, key, valid_from, valid_to, is_current, "
                     "content_hash, values_json, selector_version, run_id, source_url, listed) "
@@ -608,8 +615,8 @@ class Store:
                         site,
                         key,
                         at,
-                        content_hash(values),
-                        canonical_json(values),
+                        digest,
+                        text,
                         run_id,
                         rec.source_url,
                         int(rec.listed),
