@@ -22,7 +22,9 @@ read after each phase.
 
 ``--replay-only`` runs part 2 alone; its table gives, beside the wall-clock times (best and
 median of ``--reps``), the CPU seconds of the submitting process and of the workers per
-replay: on 2 cores the submitting process's share is what keeps 2 workers from 2x.
+replay, and (in comments) the seconds the workers waited for a core while runnable and the
+seconds they idled without a task: on 2 cores the submitting process's share is what keeps 2
+workers from 2x.
 """
 
 from __future__ import annotations
@@ -415,7 +417,7 @@ def replay_part(args: argparse.Namespace, root: Path) -> None:
     for kind, executors, clusters in pools:
         for ex in executors:
             replay_once(sel, state, ex)  # warm-up: the workers import the runner
-        reps: list[list[tuple[float, float, float]]] = [[], []]
+        reps: list[list[tuple[float, float, float, float, float]]] = [[], []]
         for _ in range(args.reps):
             for k, ex in enumerate(executors):
                 reps[k].append(measured_replay(sel, state, ex))
@@ -434,6 +436,12 @@ def replay_part(args: argparse.Namespace, root: Path) -> None:
             ex.close()
         pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls[0], walls[1], strict=True))
         print(f"<!-- {kind}: 1 worker / 2 workers, every repetition in turn: {pairs} -->")
+        for k in (0, 1):
+            waits = ", ".join(f"{r[3]:.2f}/{max(0.0, r[4]):.2f}" for r in reps[k])
+            print(
+                f"<!-- {kind}, {k + 1} worker(s): seconds the workers waited for a core / "
+                f"idled, every repetition: {waits} -->"
+            )
         for c in clusters:
             c.close()
 
@@ -459,12 +467,43 @@ def workers_cpu(executor: Executor) -> float:
     return 0.0
 
 
-def measured_replay(sel: Path, state: Path, executor: Executor) -> tuple[float, float, float]:
+def worker_pids(executor: Executor) -> list[int]:
+    if isinstance(executor, ProcessExecutor):
+        return executor.pids()
+    if isinstance(executor, DaskExecutor):
+        return [int(pid) for pid in executor.client.run(os.getpid).values()]
+    return []
+
+
+def scheduled(pids: list[int]) -> list[tuple[float, float]]:
+    """Per process: seconds on a core and seconds runnable but waiting for one, so far (the
+    kernel's schedstat of every thread; zeros where it is not available)."""
+    out = []
+    for pid in pids:
+        run = wait = 0
+        for path in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+            try:
+                on_cpu, queued, _ = path.read_text().split()
+            except (OSError, ValueError):
+                continue
+            run, wait = run + int(on_cpu), wait + int(queued)
+        out.append((run / 1e9, wait / 1e9))
+    return out
+
+
+def measured_replay(
+    sel: Path, state: Path, executor: Executor
+) -> tuple[float, float, float, float, float]:
     """One replay: wall seconds, CPU seconds of this (the submitting) process and of the
-    workers."""
-    cpu, workers = _cpu_seconds(), workers_cpu(executor)
+    workers, and the workers' seconds waiting for a core (runnable) and idle (no task), summed
+    over the workers."""
+    pids = worker_pids(executor)
+    cpu, workers, sched = _cpu_seconds(), workers_cpu(executor), scheduled(pids)
     took = replay_once(sel, state, executor)[0]
-    return took, _cpu_seconds() - cpu, workers_cpu(executor) - workers
+    after = scheduled(pids)
+    waits = sum(b[1] - a[1] for a, b in zip(sched, after, strict=True))
+    idle = sum(took - (b[0] - a[0]) - (b[1] - a[1]) for a, b in zip(sched, after, strict=True))
+    return took, _cpu_seconds() - cpu, workers_cpu(executor) - workers, waits, idle
 
 
 def main(argv: list[str] | None = None) -> int:
