@@ -23,6 +23,7 @@ from anchorpath.runner.replay import (
     ReplayOptions,
     ReplayRefused,
     _cycles_uncollected,
+    _Tally,
     parse_time,
     replay_site,
 )
@@ -304,3 +305,17 @@ def test_cycle_collection_pauses_while_runs_come_back_and_resumes() -> None:
         assert not gc.isenabled()  # the caller's choice stands
     finally:
         gc.enable()
+
+
+def test_a_tasks_shard_and_checked_progress_is_added_up() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+    tally = _Tally(lambda kind, data: seen.append((kind, dict(data))))
+    for pages in (71, 70):
+        tally("shard", {"path": "x.warc.gz", "pages": pages})
+        tally("checked", {"pages": pages})
+    tally("other", {"n": 1})  # anything else goes at once
+    assert seen == [("other", {"n": 1})]
+    tally.flush()
+    assert seen[1:] == [("shard", {"shards": 2, "pages": 141}), ("checked", {"runs": 2})]
+    tally.flush()  # nothing new: nothing sent
+    assert len(seen) == 3

@@ -37,13 +37,17 @@ class _Display:
         if kind == "plan":
             total = int(data.get("shards", 0)) + int(data.get("runs", 0))
             self.progress.update(self.task, total=total)
-        elif kind == "shard":
+        elif kind == "shard":  # one or more shards (``shards``)
             self.pages += int(data.get("pages", 0))
             self.progress.update(
-                self.task, advance=1, description=f"reading archived pages ({self.pages})"
+                self.task,
+                advance=int(data.get("shards", 1)),
+                description=f"reading archived pages ({self.pages})",
             )
-        elif kind == "checked":
-            self.progress.update(self.task, advance=1, description="validating, measuring")
+        elif kind == "checked":  # one or more runs (``runs``)
+            self.progress.update(
+                self.task, advance=int(data.get("runs", 1)), description="validating, measuring"
+            )
         elif kind == "run":
             self.progress.update(self.task, description=f"gate: run {data.get('run_id')}")
 

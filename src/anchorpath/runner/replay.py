@@ -52,6 +52,7 @@ import json
 import pickle
 import re
 import secrets
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -265,9 +266,10 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
     so its records do not travel to a worker a second time and the submitting process only
     gates and commits it. Runs with ``304`` answers are checked later, once the pages they
     stand for are known."""
+    tally = _Tally(progress)
     out: list[RunOut] = []
     for run in runs:
-        outs = [extract_shard(progress, shard) for shard in run.shards]
+        outs = [extract_shard(tally, shard) for shard in run.shards]
         done = _original_complete(Path(run.run_dir), run.complete)
         pages_out, asked, failed = _assemble([o for seg in outs for o in seg])
         if not run.shards or any(o.status == 304 for o in pages_out):
@@ -275,7 +277,7 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
             continue
         pages, records, _unresolved, blocked = _pages_of(pages_out, asked, _no_history)
         sf_text = run.shards[0].sf_text
-        checked = check_run(progress, CheckJob(sf_text, records, pages))
+        checked = check_run(tally, CheckJob(sf_text, records, pages))
         emit = {name for name, pt in _compiled(sf_text)[0].page_types.items() if pt.emit}
         assembled = Assembled(
             page_rows(pages),
@@ -286,7 +288,44 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
         )
         archive = pickle.dumps(outs, protocol=pickle.HIGHEST_PROTOCOL)
         out.append(RunOut([], done, assembled, checked, archive))
+    tally.flush()
     return out
+
+
+#: A task's "shard" and "checked" progress is sent at most this often (and at its end).
+PROGRESS_SECONDS = 0.5
+
+
+class _Tally:
+    """The "shard" and "checked" progress of one task, added up and sent at most every
+    :data:`PROGRESS_SECONDS` (``shards``/``runs``: how many each event stands for): a task of
+    ten runs would otherwise send twenty events, each waking the submitting process through a
+    pipe or, on Dask, crossing the scheduler."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.sent = time.monotonic()
+        self.shards = self.pages = self.runs = 0
+
+    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
+        if kind == "shard":
+            self.shards += 1
+            self.pages += int(data.get("pages", 0))
+        elif kind == "checked":
+            self.runs += 1
+        else:
+            self.progress(kind, data)
+            return
+        if time.monotonic() - self.sent >= PROGRESS_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.shards:
+            self.progress("shard", {"shards": self.shards, "pages": self.pages})
+        if self.runs:
+            self.progress("checked", {"runs": self.runs})
+        self.shards = self.pages = self.runs = 0
+        self.sent = time.monotonic()
 
 
 def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
