@@ -8,13 +8,15 @@ Dask scheduler and 2 worker processes started as the README does, and report tot
 32 origins), each after a warm-up run (1 origin × 1 page) through the same executor, so that
 starting workers and importing modules (fixed per process, paid once by a Dask worker) are not
 counted; the best of ``--reps`` repetitions is kept (every one is printed), with the CPU time
-of this process per page fetched beside it.
+of this process per page fetched beside it. A Dask cluster is up only while it is measured (an
+idle one takes CPU from whatever runs beside it).
 
 Part 2, replay throughput: one demo site crawled in full once, its run cloned R times in the
 store (R runs, R WARC segments); ``replay_site`` of all R runs into a scratch database with
 threads of this process, on ``local:1``/``local:2`` worker processes, and on Dask clusters of
-1 worker process and of 2 (goal: 2 workers ≥ 1.8× faster than 1; 1 and 2 workers measured in
-turns, best of ``--reps`` each), against a bare
+1 worker process and of 2 (goal: 2 workers ≥ 1.8× faster than 1; ``local:1`` and ``local:2``
+measured in turns, Dask's 1-worker cluster before its 2-worker one; best and median of
+``--reps`` each), against a bare
 ``lxml.html.fromstring`` of the same page bodies in one process. Peak RSS of every worker is
 read after each phase.
 
@@ -126,10 +128,11 @@ class DaskCluster:
                 raise RuntimeError("dask scheduler did not start")
             time.sleep(0.1)
         self.scheduler_address: str = json.loads(info.read_text(encoding="utf-8"))["address"]
-        from distributed import Client
-
-        with Client(self.scheduler_address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=60)
+        ex = DaskExecutor(self.scheduler_address)
+        try:
+            ex.client.wait_for_workers(workers, timeout=60)
+        finally:
+            ex.close()
 
     def __enter__(self) -> DaskCluster:
         return self
@@ -150,7 +153,7 @@ class DaskCluster:
 def worker_peaks(executor: Executor) -> list[float]:
     """Peak RSS of every worker process, MiB."""
     if isinstance(executor, ProcessExecutor):
-        kbs = []
+        kbs: list[int] = []
         for pid in executor.pids():
             status = Path(f"/proc/{pid}/status").read_text()
             kbs.extend(
@@ -342,16 +345,23 @@ def run_all_part(args: argparse.Namespace, root: Path) -> None:
         "| warm-up s (not timed) |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    dask_cluster = None if args.skip_dask else DaskCluster(2, root)
-    try:
-        for n in args.origins:
-            modes: list[tuple[str, Executor]] = [
-                ("local (threads of one process)", LocalExecutor()),
-                ("local:2 (2 worker processes)", ProcessExecutor(2)),
-            ]
-            if dask_cluster is not None:
-                modes.append(("dask, 2 workers", DaskExecutor(dask_cluster.scheduler_address)))
-            for name, ex in modes:
+    # A Dask cluster is up only while it is measured: an idle scheduler, nanny and workers
+    # take ~0.05-0.1 of a core (heartbeats, system monitor), which the others would lose.
+    names = ["local (threads of one process)", "local:2 (2 worker processes)"]
+    if not args.skip_dask:
+        names.append("dask, 2 workers")
+    for n in args.origins:
+        for name in names:
+            with ExitStack() as stack:
+                ex: Executor
+                if name.startswith("dask"):
+                    cluster = stack.enter_context(DaskCluster(2, root))
+                    ex = DaskExecutor(cluster.scheduler_address)
+                elif name.startswith("local:2"):
+                    ex = ProcessExecutor(2)
+                else:
+                    ex = LocalExecutor()
+                stack.callback(ex.close)
                 warm = warm_up(ex, args.delay, args.concurrency, Path(tempfile.mkdtemp(dir=root)))
                 reps = [
                     run_many(
@@ -375,10 +385,6 @@ def run_all_part(args: argparse.Namespace, root: Path) -> None:
                 )
                 if isinstance(ex, DaskExecutor | ProcessExecutor):
                     print(f"<!-- worker peak RSS MiB: {worker_peaks(ex)} -->", flush=True)
-                ex.close()
-    finally:
-        if dask_cluster is not None:
-            dask_cluster.close()
 
 
 def replay_part(args: argparse.Namespace, root: Path) -> None:
@@ -406,44 +412,71 @@ def replay_part(args: argparse.Namespace, root: Path) -> None:
         f"{statistics.median(r[1] for r in local):.2f} | | main {_peak_rss_kb() / 1024:.0f} |",
         flush=True,
     )
-    # 1 and 2 workers measured in turns (both pools up), so that a change of the machine's
-    # speed during the benchmark hits both alike.
-    pools: list[tuple[str, list[Executor], list[Any]]] = [
-        ("local", [ProcessExecutor(1).start(), ProcessExecutor(2).start()], [])
-    ]
+    # local:1 and local:2 are measured in turns (both pools up: an idle pool costs nothing),
+    # so that a change of the machine's speed hits both alike. Dask's clusters are measured
+    # one after the other: an idle cluster takes CPU from the measured one (see part 1).
+    one, two = ProcessExecutor(1).start(), ProcessExecutor(2).start()
+    try:
+        reps = replay_in_turns(sel, state, [one, two], args.reps)
+        print_replays("local", reps, len(pages), [worker_peaks(one), worker_peaks(two)])
+    finally:
+        one.close()
+        two.close()
     if not args.skip_dask:
-        clusters = [DaskCluster(1, root), DaskCluster(2, root)]
-        pools.append(("dask", [DaskExecutor(c.scheduler_address) for c in clusters], clusters))
-    for kind, executors, clusters in pools:
-        for ex in executors:
-            replay_once(sel, state, ex)  # warm-up: the workers import the runner
-        reps: list[list[tuple[float, float, float, float, float]]] = [[], []]
-        for _ in range(args.reps):
-            for k, ex in enumerate(executors):
-                reps[k].append(measured_replay(sel, state, ex))
-        walls = [[r[0] for r in rs] for rs in reps]
-        one, one_mid = min(walls[0]), statistics.median(walls[0])
+        reps, peaks = [], []
+        for workers in (1, 2):
+            with DaskCluster(workers, root) as cluster:
+                ex = DaskExecutor(cluster.scheduler_address)
+                try:
+                    reps += replay_in_turns(sel, state, [ex], args.reps)
+                    peaks.append(worker_peaks(ex))
+                finally:
+                    ex.close()
+        print_replays("dask", reps, len(pages), peaks)
+
+
+Measured = tuple[float, float, float, float, float]
+
+
+def replay_in_turns(
+    sel: Path, state: Path, executors: list[Executor], times: int
+) -> list[list[Measured]]:
+    """``times`` measured replays on each of ``executors``, in turns, after a warm-up each
+    (the workers import the runner)."""
+    for ex in executors:
+        replay_once(sel, state, ex)
+    reps: list[list[Measured]] = [[] for _ in executors]
+    for _ in range(times):
         for k, ex in enumerate(executors):
-            best, mid = min(walls[k]), statistics.median(walls[k])
-            label = f"local:{k + 1}" if kind == "local" else f"dask, {k + 1} worker process(es)"
-            print(
-                f"| replay, {label} | {len(pages)} | {best:.2f} | {mid:.2f} "
-                f"| {len(pages) / best:.0f} | {one / best:.2f}× ({one_mid / mid:.2f}×) "
-                f"| {statistics.median(r[1] for r in reps[k]):.2f} "
-                f"| {statistics.median(r[2] for r in reps[k]):.2f} | {worker_peaks(ex)} |",
-                flush=True,
-            )
-            ex.close()
-        pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls[0], walls[1], strict=True))
-        print(f"<!-- {kind}: 1 worker / 2 workers, every repetition in turn: {pairs} -->")
-        for k in (0, 1):
-            waits = ", ".join(f"{r[3]:.2f}/{max(0.0, r[4]):.2f}" for r in reps[k])
-            print(
-                f"<!-- {kind}, {k + 1} worker(s): seconds the workers waited for a core / "
-                f"idled, every repetition: {waits} -->"
-            )
-        for c in clusters:
-            c.close()
+            reps[k].append(measured_replay(sel, state, ex))
+    return reps
+
+
+def print_replays(
+    kind: str, reps: list[list[Measured]], pages: int, peaks: list[list[float]]
+) -> None:
+    """The rows of 1 and 2 workers (``reps[0]``, ``reps[1]``), and the details as comments."""
+    walls = [[r[0] for r in rs] for rs in reps]
+    one, one_mid = min(walls[0]), statistics.median(walls[0])
+    for k in (0, 1):
+        best, mid = min(walls[k]), statistics.median(walls[k])
+        label = f"local:{k + 1}" if kind == "local" else f"dask, {k + 1} worker process(es)"
+        print(
+            f"| replay, {label} | {pages} | {best:.2f} | {mid:.2f} "
+            f"| {pages / best:.0f} | {one / best:.2f}× ({one_mid / mid:.2f}×) "
+            f"| {statistics.median(r[1] for r in reps[k]):.2f} "
+            f"| {statistics.median(r[2] for r in reps[k]):.2f} | {peaks[k]} |",
+            flush=True,
+        )
+    how = "in turn" if kind == "local" else "(1 worker, then 2)"
+    pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls[0], walls[1], strict=True))
+    print(f"<!-- {kind}: 1 worker / 2 workers, every repetition {how}: {pairs} -->")
+    for k in (0, 1):
+        waits = ", ".join(f"{r[3]:.2f}/{max(0.0, r[4]):.2f}" for r in reps[k])
+        print(
+            f"<!-- {kind}, {k + 1} worker(s): seconds the workers waited for a core / "
+            f"idled, every repetition: {waits} -->"
+        )
 
 
 def _cpu_seconds() -> float:
