@@ -22,11 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from crawl_cpu import best  # bench/crawl_cpu.py: best CPU seconds per call
 
 from anchorpath.demo import write_site_file
 from anchorpath.runner.run_all import RunAllOptions, run_all
@@ -85,17 +90,6 @@ def part1(sites: int, reps: int, root: Path) -> dict[str, float]:
     out = {k: min(r[k] for r in runs) for k in runs[0]}
     out["prepare_wall_median"] = statistics.median(r["prepare_wall"] for r in runs)
     return out
-
-
-def best(fn: Callable[[], Any], n: int, reps: int) -> float:
-    """Best CPU seconds per call of ``fn`` over ``reps`` rounds of ``n`` calls."""
-    out = []
-    for _ in range(reps):
-        began = time.process_time()
-        for _ in range(n):
-            fn()
-        out.append((time.process_time() - began) / n)
-    return min(out)
 
 
 def part2(reps: int, root: Path) -> dict[str, float]:
