@@ -151,7 +151,7 @@ def test_sites_on_one_origin_share_one_pace_and_one_robots_txt(tmp_path: Path) -
 def test_page_events_are_coalesced_and_the_last_one_comes_before_crawled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(run_all_module, "PAGE_EVENT_SECONDS", 60.0)
+    monkeypatch.setattr(run_all_module, "PROGRESS_SECONDS", 60.0)
     sel, state = tmp_path / "selectors", tmp_path / "state"
     events: list[tuple[str, dict[str, Any]]] = []
     with DemoServer(day=1) as srv:

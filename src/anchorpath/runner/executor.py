@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from anchorpath._errors import ConfigError, RunError
 
 __all__ = [
+    "PROGRESS_SECONDS",
     "DaskExecutor",
     "Executor",
     "ExecutorSpec",
@@ -45,6 +46,11 @@ __all__ = [
 ]
 
 Progress = Callable[[str, Mapping[str, Any]], None]
+
+#: A task sends progress of one kind (a site's page counts, replayed shards) at most this
+#: often, and at its end: each event wakes the submitting process through a pipe or, on
+#: Dask, crosses the scheduler.
+PROGRESS_SECONDS = 0.5
 #: ``fn(progress, item) -> result``: what both executors run.
 TaskFn = Callable[[Progress, Any], Any]
 

@@ -67,7 +67,7 @@ from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.check import BASELINE_WINDOW, baseline_window
 from anchorpath.runner.drift.gate import gate, looks_empty, needs_seed, seed_for
 from anchorpath.runner.drift.stats import RunStats
-from anchorpath.runner.executor import Executor, LocalExecutor, Progress
+from anchorpath.runner.executor import PROGRESS_SECONDS, Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import RunChecks, check_records
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK, now
@@ -290,10 +290,6 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
         out.append(RunOut([], done, assembled, checked, archive))
     tally.flush()
     return out
-
-
-#: A task's "shard" and "checked" progress is sent at most this often (and at its end).
-PROGRESS_SECONDS = 0.5
 
 
 class _Tally:

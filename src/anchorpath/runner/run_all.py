@@ -46,6 +46,7 @@ from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
 from anchorpath.runner.drift.gate import committed_history, needs_seed, seed_for
 from anchorpath.runner.executor import (
+    PROGRESS_SECONDS,
     DaskExecutor,
     Executor,
     LocalExecutor,
@@ -60,7 +61,6 @@ from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
-    "PAGE_EVENT_SECONDS",
     "GroupJob",
     "RunAllOptions",
     "RunAllResult",
@@ -210,9 +210,6 @@ def _polite_factory(shared: SharedPoliteness) -> FetcherFactory:
     return make
 
 
-#: a site's "page" progress events of ``run --all`` are sent at most this often (seconds)
-PAGE_EVENT_SECONDS = 0.5
-
 #: the politeness registries of the jobs whose tasks ran in this (worker) process, by job
 _registries: dict[str, SharedPoliteness] = {}
 _registries_lock = threading.Lock()
@@ -276,7 +273,7 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
 
 
 class _PageEvents:
-    """A site's "page" progress events, at most one per :data:`PAGE_EVENT_SECONDS` (each
+    """A site's "page" progress events, at most one per :data:`PROGRESS_SECONDS` (each
     carries the site's running totals, so the latest one says everything): with hundreds of
     sites a job's progress would otherwise cross a pipe or a Dask scheduler for every page.
     The latest one is always sent before the site's next other event."""
@@ -289,7 +286,7 @@ class _PageEvents:
 
     def latest(self, data: Mapping[str, Any]) -> None:
         self.pending = data
-        if time.monotonic() - self.sent >= PAGE_EVENT_SECONDS:
+        if time.monotonic() - self.sent >= PROGRESS_SECONDS:
             self.flush()
 
     def flush(self) -> None:
