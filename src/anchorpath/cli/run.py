@@ -184,7 +184,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
         for ev in shown:
             what = "; ".join(
-                f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
+                f"{name}: {_short(new)}"
+                if ev.kind == "new"
+                else f"{name}: {_short(old)} → {_short(new)}"
+                for name, (old, new) in ev.fields.items()
             )
             ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
         console.print(ev_table)
