@@ -62,6 +62,7 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
 from anchorpath.fetch.http import charset_of
+from anchorpath.runner.archive import stands_for
 from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.check import BASELINE_WINDOW, baseline_window
@@ -749,7 +750,7 @@ class _Replayer:
         """The earlier page a 304 stands for (same URL, same ETag when both are known)."""
         self.open_archives()
         for cand in reversed(self.history.get(o.url, [])):
-            if o.etag is None or cand.etag is None or cand.etag == o.etag:
+            if stands_for(o.etag, cand.etag):
                 return cand
         return None
 
