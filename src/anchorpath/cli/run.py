@@ -25,6 +25,7 @@ from anchorpath.cli.options import (
     check_urls,
     config_option,
     executor_option,
+    interrupted,
     output_console,
     selectors_option,
     state_option,
@@ -184,7 +185,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
         for ev in shown:
             what = "; ".join(
-                f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
+                f"{name}: {_short(new)}"
+                if ev.kind == "new"
+                else f"{name}: {_short(old)} → {_short(new)}"
+                for name, (old, new) in ev.fields.items()
             )
             ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
         console.print(ev_table)
@@ -373,6 +377,12 @@ def run_cmd(
         result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
         raise click.ClickException(terminal_safe(exc)) from exc
+    except KeyboardInterrupt:
+        raise interrupted(
+            f"nothing was committed; the pages fetched so far are checkpointed, and running "
+            f"`anchorpath run {site}` again (same options) resumes this run without fetching "
+            "them again"
+        ) from None
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
@@ -495,6 +505,11 @@ def _run_all_cmd(
             pool.close()
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        raise interrupted(
+            "sites that had finished are committed; the others are checkpointed, and the "
+            "next `anchorpath run --all` resumes each of them where it stopped"
+        ) from None
     print_all_summary(result, console)
     raise SystemExit(result.exit_code)
 

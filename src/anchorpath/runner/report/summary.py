@@ -207,6 +207,8 @@ def run_summary(
                 **(
                     {"changes": {k: [o, n] for k, (o, n) in e.fields.items()}}
                     if e.kind == "changed"
+                    else {"values": {k: n for k, (_, n) in e.fields.items()}}
+                    if e.kind == "new"
                     else {}
                 ),
             }
