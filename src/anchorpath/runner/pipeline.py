@@ -66,12 +66,12 @@ from anchorpath._errors import (
     SelectorEvaluationError,
 )
 from anchorpath.fetch.protocol import FetcherFactory
+from anchorpath.runner.archive import last_archived
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     InvalidRecord,
     PageEntry,
     RecordEntry,
-    archived_pages,
     load_checkpoint,
     remove_checkpoint,
     save_checkpoint,
@@ -201,7 +201,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     cp = loaded
     cp.attempts += 1
     earlier = warc_segments(run_dir)
-    archive = archived_pages(earlier) if earlier else {}
+    archive = last_archived(run_dir) if earlier else {}
     segment = run_dir / f"pages-{cp.attempts - 1:02d}.warc.gz"
     cp.warc_segments = [p.name for p in earlier]
     if segment.name not in cp.warc_segments:

@@ -68,6 +68,7 @@ from anchorpath._errors import (
     SelectorEvaluationError,
 )
 from anchorpath.fetch.http import charset_of
+from anchorpath.runner.archive import stands_for
 from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import Frontier
 from anchorpath.runner.crawl.pages import extract_page
@@ -789,7 +790,7 @@ class _Replayer:
         """The earlier page a 304 stands for (same URL, same ETag when both are known)."""
         self.open_archives()
         for cand in reversed(self.history.get(o.url, [])):
-            if o.etag is None or cand.etag is None or cand.etag == o.etag:
+            if stands_for(o.etag, cand.etag):
                 return cand
         return None
 
