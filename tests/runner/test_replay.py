@@ -270,7 +270,7 @@ def test_each_run_of_a_long_window_is_gated_against_the_scratch_databases_baseli
 ) -> None:
     """The replay keeps the drift baseline in memory as it commits: for every run it is the
     baseline the scratch database gives at that point (window full, error runs left out)."""
-    import anchorpath.runner.replay as replay_mod
+    import anchorpath.runner.decide as decide_mod
     from anchorpath.runner.drift import gate as gate_mod
 
     sel, state = long_history
@@ -285,7 +285,7 @@ def test_each_run_of_a_long_window_is_gated_against_the_scratch_databases_baseli
         checked.append(len(history))
         return gate_mod.gate(stats, history, *args)
 
-    monkeypatch.setattr(replay_mod, "gate", gate)
+    monkeypatch.setattr(decide_mod, "gate", gate)
     result = replay_site(ReplayOptions(SITE, sel, state, settings=fast()), max_in_flight=3)
     verdicts = [r.verdict for r in result.runs]
     assert verdicts.count("error") == 1 and verdicts.count("ok") == len(verdicts) - 1

@@ -50,7 +50,6 @@ import gc
 import hashlib
 import json
 import pickle
-import re
 import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -60,13 +59,21 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._config import Settings
-from anchorpath._errors import AnchorpathError, ArchiveError, ConfigError, OriginBlocked, RunError
+from anchorpath._errors import (
+    AnchorpathError,
+    ArchiveError,
+    ConfigError,
+    OriginBlocked,
+    RunError,
+    SelectorEvaluationError,
+)
 from anchorpath.fetch.http import charset_of
+from anchorpath.runner.archive import stands_for
 from anchorpath.runner.checkpoint import PageEntry, RecordEntry
+from anchorpath.runner.crawl.frontier import Frontier
 from anchorpath.runner.crawl.pages import extract_page
-from anchorpath.runner.drift.check import BASELINE_WINDOW, baseline_window
-from anchorpath.runner.drift.gate import gate, looks_empty, needs_seed, seed_for
-from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.decide import Observed, decide, gone_evidence
+from anchorpath.runner.drift.gate import RollingBaseline, looks_empty
 from anchorpath.runner.executor import PROGRESS_SECONDS, Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import RunChecks, check_records
@@ -87,6 +94,7 @@ from anchorpath.runner.store.database import (
     Store,
     StoredRecord,
     canonical_json,
+    locator,
 )
 from anchorpath.runner.verdict import COMMITTED, Verdict
 from anchorpath.selectors.evaluate import compile_selectors
@@ -179,6 +187,8 @@ class ArchivedOut:
     page: PageEntry | None = None
     records: tuple[RecordEntry, ...] = ()
     blocked: str | None = None
+    #: the selector file failed to evaluate on this page (every page would fail alike)
+    fatal: str | None = None
 
 
 _COMPILED: dict[str, tuple[SelectorFile, Any]] = {}
@@ -239,6 +249,8 @@ class Assembled:
     looks_empty: bool
     blocked: str | None
     failed: list[tuple[str, int]]
+    charset: list[str]
+    fatal: tuple[str, str] | None
 
 
 @dataclass(frozen=True)
@@ -250,6 +262,8 @@ class RunOut:
 
     outs: list[list[ArchivedOut]]
     original_complete: bool
+    #: how the live run reached its entry pages (see :func:`_entries`)
+    entries: dict[str, str] = field(default_factory=dict)
     assembled: Assembled | None = None
     checked: Checked | None = None
     archive: bytes = b""
@@ -270,24 +284,28 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
     out: list[RunOut] = []
     for run in runs:
         outs = [extract_shard(tally, shard) for shard in run.shards]
-        done = _original_complete(Path(run.run_dir), run.complete)
+        done, urls = _live_run(Path(run.run_dir), run.complete)
+        sf_text = run.shards[0].sf_text if run.shards else ""
+        entries = _entries(_compiled(sf_text)[0], urls) if run.shards else {}
         pages_out, asked, failed = _assemble([o for seg in outs for o in seg])
         if not run.shards or any(o.status == 304 for o in pages_out):
-            out.append(RunOut(outs, done))
+            out.append(RunOut(outs, done, entries))
             continue
-        pages, records, _unresolved, blocked = _pages_of(pages_out, asked, _no_history)
-        sf_text = run.shards[0].sf_text
+        read = _pages_of(pages_out, asked, _no_history, entries)
+        pages, records = read.pages, read.records
         checked = check_run(tally, CheckJob(sf_text, records, pages))
         emit = {name for name, pt in _compiled(sf_text)[0].page_types.items() if pt.emit}
         assembled = Assembled(
             page_rows(pages),
             sum(1 for r in records if r.page_type in emit),
             looks_empty(pages),
-            blocked,
+            read.blocked,
             failed,
+            _charset(pages),
+            read.fatal,
         )
         archive = pickle.dumps(outs, protocol=pickle.HIGHEST_PROTOCOL)
-        out.append(RunOut([], done, assembled, checked, archive))
+        out.append(RunOut([], done, entries, assembled, checked, archive))
     tally.flush()
     return out
 
@@ -362,6 +380,9 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
                 )
             except OriginBlocked as exc:
                 out.append(ArchivedOut(url, status, etag, blocked=str(exc)))
+                continue
+            except SelectorEvaluationError as exc:
+                out.append(ArchivedOut(url, status, etag, fatal=str(exc)))
                 continue
             except AnchorpathError as exc:  # undecodable page: a failed page, as in a run
                 out.append(ArchivedOut(url, 599, etag, blocked=None, location=str(exc)))
@@ -449,6 +470,8 @@ class ReplayedRun:
     _gone: list[str] = field(default_factory=list, repr=False)
     _failed: list[str] = field(default_factory=list, repr=False)
     _blocked: str | None = field(default=None, repr=False)
+    _fatal: str | None = field(default=None, repr=False)
+    _charset: list[str] = field(default_factory=list, repr=False)
     _plan: CommitPlan | None = field(default=None, repr=False)
     _merged: Merged | None = field(default=None, repr=False)
     _original_complete: bool = field(default=False, repr=False)
@@ -523,18 +546,33 @@ def _run_dir(run: RunRow, state_dir: Path) -> Path:
     return Path(run.run_dir) if run.run_dir else state_dir / "runs" / run.site / run.id
 
 
-def _original_complete(run_dir: Path, complete: bool) -> bool:
+def _live_run(run_dir: Path, complete: bool) -> tuple[bool, tuple[str, ...]]:
     """Whether the live run's crawl saw the whole site (its plan, else its report, else what
-    its row says: ``complete``)."""
+    its row says: ``complete``), and the pages it was limited to (``--url``; its report)."""
+    report: dict[str, Any] = {}
+    try:
+        loaded = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
+        report = loaded if isinstance(loaded, dict) else {}
+    except (OSError, ValueError):
+        pass
+    urls = report.get("urls")
+    only = tuple(str(u) for u in urls) if isinstance(urls, list) else ()
     plan = run_dir / "quarantine" / ACCEPT_PLAN
     try:
-        return bool(json.loads(plan.read_text(encoding="utf-8"))["crawl_complete"])
+        return bool(json.loads(plan.read_text(encoding="utf-8"))["crawl_complete"]), only
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    try:
-        return bool(json.loads((run_dir / "report.json").read_text(encoding="utf-8"))["complete"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return complete
+    done = report.get("complete")
+    return (bool(done) if done is not None else complete), only
+
+
+def _entries(sf: SelectorFile, urls: Sequence[str]) -> dict[str, str]:
+    """How the live run reached the pages it started from, by :func:`locator`: ``url`` for a
+    ``--url`` run's pages, else ``start`` for the start URLs. Any other page was reached by
+    following a link (pagination counts alike: its records are listed)."""
+    frontier = Frontier(sf, only_urls=urls)
+    via = "url" if urls else "start"
+    return {locator(frontier.normalize(u)): via for u in (urls or sf.fetch.start_urls)}
 
 
 def _segments(run: RunRow) -> list[str]:
@@ -569,7 +607,7 @@ def _assemble(
         o = last[url]
         if 300 <= o.status < 400 and o.status != 304:
             continue
-        if o.page is not None or o.status == 304 or o.blocked:
+        if o.page is not None or o.status == 304 or o.blocked or o.fatal:
             pages.append(o)
         else:
             failed.append((url, o.status))
@@ -580,17 +618,32 @@ def _no_history(o: ArchivedOut) -> ArchivedOut | None:
     return None
 
 
+@dataclass(frozen=True)
+class Read:
+    """A run's pages and records from its assembled responses, the URLs of ``304`` answers
+    that could not be resolved, and what stopped it: a wall (``blocked``) or the selector
+    file failing on a page (``fatal``: the page's URL and the error)."""
+
+    pages: list[PageEntry]
+    records: list[RecordEntry]
+    unresolved: list[str]
+    blocked: str | None = None
+    fatal: tuple[str, str] | None = None
+
+
 def _pages_of(
     pages_out: Sequence[ArchivedOut],
     asked: Mapping[str, str],
     resolve: Callable[[ArchivedOut], ArchivedOut | None],
-) -> tuple[list[PageEntry], list[RecordEntry], list[str], str | None]:
+    entries: Mapping[str, str],
+) -> Read:
     """A run's pages and records from its assembled responses (``304`` answers resolved by
-    ``resolve``): pages, records, unresolved URLs, and the wall that stopped it, if any."""
+    ``resolve``); like the crawl, the first wall or selector failure stops it. Records of the
+    run's entry pages (``entries``, see :func:`_entries`) carry how the run reached them, as
+    in the live run (whether a record was listed decides its later withdrawal)."""
     records: list[RecordEntry] = []
     pages: list[PageEntry] = []
     unresolved: list[str] = []
-    blocked: str | None = None
     for o in pages_out:
         src = o
         if o.status == 304:
@@ -600,8 +653,9 @@ def _pages_of(
                 continue
             src = found
         if src.blocked:
-            blocked = src.blocked
-            break
+            return Read(pages, records, unresolved, blocked=src.blocked)
+        if src.fatal:
+            return Read(pages, records, unresolved, fatal=(asked.get(o.url, o.url), src.fatal))
         assert src.page is not None
         page = replace(
             src.page,
@@ -611,8 +665,17 @@ def _pages_of(
             source="archive",
         )
         pages.append(page)
-        records += src.records
-    return pages, records, unresolved, blocked
+        via = entries.get(locator(page.url))
+        if via is None:
+            records += src.records
+        else:
+            records += [replace(r, via=via) for r in src.records]
+    return Read(pages, records, unresolved)
+
+
+def _charset(pages: Sequence[PageEntry]) -> list[str]:
+    """Pages whose declared charset does not fit their bytes (as a run reports them)."""
+    return [f"{p.url}: {p.charset_note}" for p in pages if p.charset_note]
 
 
 class _Replayer:
@@ -637,37 +700,15 @@ class _Replayer:
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: url -> [(etag, ArchivedOut)] of 2xx pages seen so far, oldest first
         self.history: dict[str, list[ArchivedOut]] = {}
-        #: statistics of the target's last committed runs, oldest first (None: a committed run
-        #: without any), kept up to date as runs are committed: the gate reads no database
-        self.committed: list[RunStats | None] = []
+        #: the drift baseline of the target, kept up to date as runs are committed (the gate
+        #: reads no database); set by :meth:`start_history`
+        self.baseline = RollingBaseline(sf, sf_path, [])
         #: pickled shards of runs checked where they were extracted, not yet in ``history``
         self.unopened: list[bytes] = []
-        self._seed: list[RunStats] | None = None
-
-    def _listing(self, url: str) -> bool:
-        """Whether ``url`` is a listing page (its page type has a record root)."""
-        for pt in self.sf.page_types.values():
-            if re.search(pt.match, url):
-                return bool(pt.record_root)
-        return False
 
     def start_history(self, target: Store) -> None:
         """Read the baseline's committed runs from ``target`` (then kept by :meth:`decide`)."""
-        rows = target.runs(self.sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
-        self.committed = [
-            RunStats.from_dict(r.stats) if isinstance(r.stats, dict) else None
-            for r in reversed(rows)
-        ]
-
-    def baseline(self) -> list[RunStats]:
-        """:func:`~anchorpath.runner.drift.gate.baseline` of the target, from memory (the seed
-        from the fixtures is computed once)."""
-        real = [s for s in self.committed if s is not None]
-        if not needs_seed(real):
-            return baseline_window([], real)
-        if self._seed is None:
-            self._seed = seed_for(self.sf, self.sf_path)
-        return baseline_window(self._seed, real)
+        self.baseline = RollingBaseline.from_store(target, self.sf, self.sf_path)
 
     @property
     def in_flight(self) -> int:
@@ -749,7 +790,7 @@ class _Replayer:
         """The earlier page a 304 stands for (same URL, same ETag when both are known)."""
         self.open_archives()
         for cand in reversed(self.history.get(o.url, [])):
-            if o.etag is None or cand.etag is None or cand.etag == o.etag:
+            if stands_for(o.etag, cand.etag):
                 return cand
         return None
 
@@ -782,15 +823,19 @@ class _Replayer:
         rr._original_complete = got.original_complete
         if got.assembled is not None:  # assembled and checked where it was extracted
             done = got.assembled
-            failed, blocked = done.failed, done.blocked
+            failed, blocked, fatal = done.failed, done.blocked, done.fatal
+            rr._charset = done.charset
             rr.pages, rr.records = len(done.page_rows), done.emitted
             rr._page_rows, rr._looks_empty = done.page_rows, done.looks_empty
             self.unopened.append(got.archive)
         else:
             outs = got.archived()
             pages_out, asked, failed = _assemble(outs)
-            pages, records, unresolved, blocked = _pages_of(pages_out, asked, self.resolve)
-            rr.unresolved += unresolved
+            read = _pages_of(pages_out, asked, self.resolve, got.entries)
+            pages, records, blocked = read.pages, read.records, read.blocked
+            fatal = read.fatal
+            rr.unresolved += read.unresolved
+            rr._charset = _charset(pages)
             self.remember(outs)
             rr.pages = len(pages)
             rr._records, rr._pages = records, pages
@@ -798,10 +843,11 @@ class _Replayer:
             rr.records = sum(1 for r in records if r.page_type in self.emit)
         # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
         # (a gone listing page is an error).
-        rr._gone = [u for u, status in failed if status in (404, 410) and not self._listing(u)]
+        rr._gone = [u for u, status in failed if gone_evidence(self.sf, u, status)]
         rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
-        if blocked:
-            rr._blocked = blocked
+        rr._blocked = blocked
+        if fatal is not None:
+            rr._fatal = f"{self.sf_path.name}: {fatal[1]} (on {fatal[0]})"
         return rr
 
     def check(self, runs: list[ReplayedRun], done: Sequence[Checked | None] = ()) -> list[Checked]:
@@ -835,19 +881,19 @@ class _Replayer:
         rr.stats = checked.stats
         rr._merged = checked.merged
         crawl_complete = rr._original_complete and not rr._failed and not rr.unresolved
-        if rr._blocked:
-            rr.verdict, rr.reason = "blocked", rr._blocked
-        elif not rr.pages:
-            rr.verdict = "error"
-            rr.reason = "no archived page could be replayed" + (
-                f": {rr._failed[0]}" if rr._failed else ""
-            )
-        elif rr.records == 0 and rr._looks_empty:
-            rr.verdict = "empty-source"
-            rr.reason = "the archived pages listed no records"
-        else:
-            history = self.baseline()
-            _, rr.verdict, rr.reason = gate(stats, history, invalid_emitted, rr.records, sf)
+        seen = Observed(
+            blocked=rr._blocked,
+            fatal=rr._fatal,
+            pages=rr.pages,
+            looks_empty=rr._looks_empty,
+            errors=rr._failed,
+            records=rr.records,
+            stats=stats,
+            invalid_emitted=invalid_emitted,
+            charset_notes=rr._charset,
+        )
+        decision = decide(seen, self.baseline, sf)
+        rr.verdict, rr.reason = decision.verdict, decision.reason
         rr._plan = _plan(
             sf, checks.bad, crawl_complete=crawl_complete, stats=rr.stats, gone=rr._gone
         )
@@ -859,9 +905,7 @@ class _Replayer:
             rr.events, rr.complete = outcome.events, outcome.complete
             # What the database now holds for it (JSON values already), as the next runs'
             # baseline would read it.
-            stats = outcome.row.stats
-            self.committed.append(RunStats.from_dict(stats) if isinstance(stats, dict) else None)
-            del self.committed[:-BASELINE_WINDOW]
+            self.baseline.add(outcome.row.stats)
         else:
             target.commit_run(row)
 
