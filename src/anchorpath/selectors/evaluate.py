@@ -182,6 +182,16 @@ class CompiledSelectors:
                 return pt
         return None
 
+    def page_type(self, name: str) -> _CompiledPageType:
+        """The page type called ``name``; ExtractionError naming the known ones otherwise."""
+        for pt in self.page_types:
+            if pt.spec.name == name:
+                return pt
+        known = ", ".join(pt.spec.name for pt in self.page_types)
+        raise ExtractionError(
+            f"{self.selector_file.site.id}: no page type {name!r} (page types: {known})"
+        )
+
 
 # Keyed by object identity: the models hold dicts, so they are unhashable. Entries keep their
 # model alive, so an id cannot be reused while cached; the bound keeps memory flat.
@@ -644,13 +654,15 @@ def evaluate_page(
     *,
     trace: bool = False,
     anchors: bool = True,
+    page_type: str | None = None,
 ) -> PageResult:
     """Evaluate a parsed page; a page no page type matches yields no records (not an error).
 
     ``anchors=False`` skips the drift signal ``anchors_present`` (a scan of the page's text),
-    which callers that only want records do not need.
+    which callers that only want records do not need. ``page_type`` evaluates the page as that
+    page type whatever its URL (an unknown name is an :class:`ExtractionError`).
     """
-    cpt = compiled.page_type_for(url)
+    cpt = compiled.page_type_for(url) if page_type is None else compiled.page_type(page_type)
     base = _LazyBase(doc, url)
     next_url = None
     if compiled.next_page is not None:
@@ -683,9 +695,14 @@ def extract(
     *,
     http_charset: str | None = None,
     trace: bool = False,
+    page_type: str | None = None,
 ) -> list[Record]:
     """Records of one page. Pure: ``html`` is the page (bytes are decoded by HTTP charset >
-    BOM > ``<meta>`` > detection); ``url`` picks the page type and resolves relative links."""
+    BOM > ``<meta>`` > detection); ``url`` picks the page type (unless ``page_type`` names
+    one) and resolves relative links."""
     compiled = compile_selectors(selector_file, trace=trace)
+    if page_type is not None:
+        compiled.page_type(page_type)  # an unknown name fails before the page is parsed
     doc = parse_html(html, http_charset, plain=True)
-    return list(evaluate_page(compiled, doc, url, trace=trace, anchors=False).records)
+    result = evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type)
+    return list(result.records)

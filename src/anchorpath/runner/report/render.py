@@ -29,7 +29,7 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
     E.g. ``pages``, ``records``, ``flagged``, ``new``, ``changed``, ``withdrawn``, ``unchanged``.
 ``events`` (list[dict])
     ``{"kind": "new"|"changed"|"withdrawn", "key": str, "changes": {field: [old, new]}}``;
-    ``changes`` only for ``changed``.
+    ``changes`` only for ``changed``; a ``new`` event has ``values`` (``{field: value}``).
 ``charset`` (list[str])
     ``"URL: declared X, but the bytes are Y ..."`` per page whose charset does not fit.
 ``duplicates`` (list[dict])
@@ -141,6 +141,9 @@ def _event_line(ev: Mapping[str, Any]) -> tuple[str, str, str]:
         else f"{k}: {_short(v)}"
         for k, v in changes.items()
     )
+    values = ev.get("values") or {}
+    if values:  # a new record: its values as they are
+        detail = "; ".join(f"{k}: {_short(v)}" for k, v in values.items())
     return str(ev.get("kind", "")), str(ev.get("key", "")), detail
 
 
