@@ -1,6 +1,6 @@
 """The verdict of one run, decided from what the run saw: one decision shared by ``run``
 (:mod:`~anchorpath.runner.pipeline`, against the store) and ``replay``
-(:mod:`~anchorpath.runner.replay`, against the runs it replays), so that a replay of the same
+(:mod:`~anchorpath.runner.replay.gate`, against the runs it replays), so that a replay of the same
 archive with the same selector version reaches the same verdict and the same events.
 
 Pure: the caller gathers what the run saw (:class:`Observed`) and a :class:`Baseline`

@@ -16,7 +16,8 @@ from typing import Any
 from anchorpath._errors import FetchFailed
 from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.runner.pipeline import run_site
-from anchorpath.runner.replay import REPLAYABLE, ReplayOptions, replay_site
+from anchorpath.runner.replay.plan import REPLAYABLE, ReplayOptions
+from anchorpath.runner.replay.run import replay_site
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import Store
 
@@ -55,7 +56,10 @@ STARTS: dict[str, Any] = {
     },
     "page_types": {"detail": DETAIL},
 }
-BOOKS = {f"/book/{i}": (f"{i}{i}{i}", t) for i, t in enumerate(["Game Over", "Harbour", "Paper", "Slow"], 1)}
+BOOKS = {
+    f"/book/{i}": (f"{i}{i}{i}", t)
+    for i, t in enumerate(["Game Over", "Harbour", "Paper", "Slow"], 1)
+}
 
 
 def pages_of(books: dict[str, tuple[str, str]], *, h1: str = "h1") -> dict[str, bytes]:
