@@ -170,10 +170,10 @@ def merge_pages(*groups: Iterable[Page]) -> tuple[Page, ...]:
 def latest_run_pages(
     state_dir: Path, site: str, selectors: Sequence[SelectorFile]
 ) -> tuple[str | None, tuple[Page, ...]]:
-    """The id of ``site``'s latest run in ``state_dir`` and its archived pages that a page
-    type of one of ``selectors`` matches (status 200, complete responses only)."""
-    from anchorpath.runner.checkpoint import archived_pages
-    from anchorpath.runner.run_types import warc_segments
+    """The id of ``site``'s latest run in ``state_dir`` and its pages that a page type of one
+    of ``selectors`` matches, as the run read them (complete 2xx responses, and 304s with the
+    body they stand for: :func:`~anchorpath.runner.archive.last_archived`)."""
+    from anchorpath.runner.archive import last_archived
     from anchorpath.runner.store.database import DB_NAME, Store
 
     if not (state_dir / DB_NAME).is_file():
@@ -191,12 +191,12 @@ def latest_run_pages(
     run = runs[0]
     run_dir = Path(run.run_dir) if run.run_dir else state_dir / "runs" / site / run.id
     try:
-        archived = archived_pages(warc_segments(run_dir))
+        archived = last_archived(run_dir)
     except AnchorpathError as exc:
         raise ReviewError(str(exc)) from exc
     pages = [
         Page(url, page.body, "run", f"run {run.id}")
         for url, page in archived.items()
-        if page.status == 200 and any(sf.page_type_for(url) for sf in selectors)
+        if any(sf.page_type_for(url) for sf in selectors)
     ]
     return run.id, tuple(pages)

@@ -9,9 +9,10 @@ count are cut.
 
 Pages are archived to the run's WARC *before* they are parsed, so a kill between archiving a
 page and checkpointing it leaves the page in the WARC but not in ``done``. On resume such pages
-are replayed from the archive (:func:`archived_pages`), never fetched again. Each attempt of a
-run writes its own WARC segment (``pages-00.warc.gz``, ``pages-01.warc.gz``, ...): a segment
-cut mid-record by the kill is read up to its last complete record and never appended to.
+are replayed from the archive (:func:`anchorpath.runner.archive.last_archived`, a 304 with the
+body it stands for), never fetched again. Each attempt of a run writes its own WARC segment
+(``pages-00.warc.gz``, ``pages-01.warc.gz``, ...): a segment cut mid-record by the kill is read
+up to its last complete record and never appended to.
 """
 
 from __future__ import annotations
@@ -23,16 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anchorpath._errors import ArchiveError, RunError
+from anchorpath._errors import RunError
 
 __all__ = [
     "CHECKPOINT_NAME",
-    "ArchivedPage",
     "Checkpoint",
     "InvalidRecord",
     "PageEntry",
     "RecordEntry",
-    "archived_pages",
     "load_checkpoint",
     "remove_checkpoint",
     "save_checkpoint",
@@ -289,33 +288,3 @@ def remove_checkpoint(run_dir: Path) -> None:
     """Delete the checkpoint and its logs (the run is finished)."""
     for name in (CHECKPOINT_NAME, *(f"{n}.jsonl" for n in _LOGS)):
         (run_dir / name).unlink(missing_ok=True)
-
-
-@dataclass(frozen=True)
-class ArchivedPage:
-    """A complete response found in the run's WARC segments."""
-
-    url: str
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-
-def archived_pages(segments: list[Path]) -> dict[str, ArchivedPage]:
-    """Complete responses of the given WARC segments by URL (later segments win).
-
-    A segment cut short by a kill is read up to its last complete record: the remainder is
-    simply fetched again.
-    """
-    from anchorpath.fetch.warc import WarcReader
-
-    out: dict[str, ArchivedPage] = {}
-    for seg in segments:
-        if not seg.is_file():
-            continue
-        try:
-            for url, status, headers, body in WarcReader([seg]).responses():
-                out[url] = ArchivedPage(url, status, headers, body)
-        except ArchiveError:
-            continue  # truncated tail of a killed attempt
-    return out
