@@ -95,7 +95,8 @@ class SelectorSpider(scrapy.Spider):
 
     name = "anchorpath"
     selector_file: ClassVar[str | None] = None
-    custom_settings = {
+    # Scrapy declares it an instance attribute, so it cannot be a ClassVar here.
+    custom_settings = {  # noqa: RUF012
         "ROBOTSTXT_OBEY": True,
         "COOKIES_ENABLED": False,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
