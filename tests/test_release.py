@@ -36,10 +36,12 @@ def test_one_version_source() -> None:
 
 
 def test_version_flag() -> None:
-    out = subprocess.run(
-        [str(BIN / "anchorpath"), "--version"], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == f"anchorpath, version {__version__}"
+    from click.testing import CliRunner
+
+    from anchorpath.cli import main
+
+    res = CliRunner().invoke(main, ["--version"])
+    assert res.exit_code == 0 and res.stdout.strip() == f"anchorpath, version {__version__}"
 
 
 def _env() -> dict[str, str]:
