@@ -143,9 +143,7 @@ def _list_fields_as_lists(
     """Examples with a plain value of a ``list`` field taken as a one-item list (a seed that
     shows one author of a multi-author field)."""
     lists = {f.name for f in fields if f.type == "list"}
-    return [
-        {k: [v] if k in lists and isinstance(v, str) else v for k, v in e.items()} for e in ex
-    ]
+    return [{k: [v] if k in lists and isinstance(v, str) else v for k, v in e.items()} for e in ex]
 
 
 def _is_list_page(fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]) -> bool:
