@@ -65,8 +65,8 @@ from anchorpath.fetch.http import charset_of
 from anchorpath.runner.archive import stands_for
 from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
-from anchorpath.runner.drift.check import BASELINE_WINDOW, baseline_window
-from anchorpath.runner.drift.gate import gate, looks_empty, needs_seed, seed_for
+from anchorpath.runner.drift.check import BASELINE_WINDOW, baseline_window, needs_seed
+from anchorpath.runner.drift.gate import gate, looks_empty, seed_for, stats_of
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.executor import PROGRESS_SECONDS, Executor, LocalExecutor, Progress
 from anchorpath.runner.lock import SiteLock
@@ -655,10 +655,7 @@ class _Replayer:
     def start_history(self, target: Store) -> None:
         """Read the baseline's committed runs from ``target`` (then kept by :meth:`decide`)."""
         rows = target.runs(self.sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
-        self.committed = [
-            RunStats.from_dict(r.stats) if isinstance(r.stats, dict) else None
-            for r in reversed(rows)
-        ]
+        self.committed = [stats_of(r) for r in reversed(rows)]
 
     def baseline(self) -> list[RunStats]:
         """:func:`~anchorpath.runner.drift.gate.baseline` of the target, from memory (the seed
