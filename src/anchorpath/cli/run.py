@@ -290,6 +290,15 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     help="Replace the origin (scheme://host:port) of the selector file's start URLs and "
     "--url pages: a demo server on another port, a local or staging copy of the site.",
 )
+@click.option(
+    "--accept-content-type",
+    "content_types",
+    multiple=True,
+    metavar="TYPE",
+    help="Take pages served as TYPE (repeatable; replaces [fetch] accept_content_types). "
+    "Pages without a Content-Type or as application/octet-stream are taken anyway when their "
+    "bytes are HTML.",
+)
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
@@ -303,6 +312,7 @@ def run_cmd(
     full: bool,
     resume: bool,
     base_url: str | None,
+    content_types: tuple[str, ...],
     config_file: Path | None,
     quiet: bool,
 ) -> None:
@@ -335,6 +345,7 @@ def run_cmd(
       anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
       anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
       anchorpath run mfds-dmf --resume
+      anchorpath run mfds-dmf --accept-content-type text/html --accept-content-type text/x-html
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
       anchorpath run --all
@@ -343,11 +354,14 @@ def run_cmd(
       anchorpath run --all --executor dask://10.0.0.5:8786
     """
     console = output_console()
+    overrides = {"fetch.accept_content_types": list(content_types) if content_types else None}
     if all_sites:
         for flag, given in (("--url", urls), ("--resume", resume), ("--base-url", base_url)):
             if given:
                 raise click.UsageError(f"{flag} cannot be combined with --all")
-        _run_all_cmd(sites, workers, executor, selectors_dir, state_dir, full, config_file, quiet)
+        _run_all_cmd(
+            sites, workers, executor, selectors_dir, state_dir, full, overrides, config_file, quiet
+        )
         return
     if len(sites) != 1:
         raise click.UsageError(
@@ -357,7 +371,7 @@ def run_cmd(
         raise click.UsageError("--workers and --executor only apply to --all")
     site = sites[0]
     try:
-        settings: Settings = load_settings(config_file)
+        settings: Settings = load_settings(config_file, overrides=overrides)
         if base_url and urls:
             sf = load_selector_file(
                 find_selector_file(site, selectors_dir or Path(settings.paths.selectors_dir))
@@ -479,12 +493,13 @@ def _run_all_cmd(
     selectors_dir: Path | None,
     state_dir: Path | None,
     full: bool,
+    overrides: Mapping[str, Any],
     config_file: Path | None,
     quiet: bool,
 ) -> None:
     console = output_console()
     try:
-        settings: Settings = load_settings(config_file)
+        settings: Settings = load_settings(config_file, overrides=overrides)
         spec = parse_executor(executor_text)
         options = RunAllOptions(
             patterns=patterns,

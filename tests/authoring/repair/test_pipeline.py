@@ -514,4 +514,3 @@ def test_cli_an_empty_last_good_snapshot_is_one_clear_error(tmp_path: Path) -> N
     assert "001.html: the last good snapshot is empty" in res.output
     assert "run the site again for a new bundle" in res.output
     assert "Traceback" not in res.output
-

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,8 @@ from anchorpath.selectors.model import SelectorFile
 __all__ = [
     "INVALID_SHARE_DRIFT",
     "ChecksAhead",
+    "RollingBaseline",
+    "StoreBaseline",
     "add_validation_evidence",
     "baseline",
     "check",
@@ -173,6 +175,58 @@ def baseline(
     if not needs_seed(real):
         return baseline_window([], real)
     return baseline_window(seed() if seed is not None else seed_for(sf, sf_path), real)
+
+
+class StoreBaseline:
+    """The baseline of a run against the store (:func:`baseline`), read once, when first
+    asked (a run stopped before the gate may never need it; its report reads it after)."""
+
+    def __init__(
+        self,
+        store: Store,
+        sf: SelectorFile,
+        sf_path: Path,
+        seed: Callable[[], list[RunStats]] | None = None,
+    ) -> None:
+        self.store, self.sf, self.sf_path, self.seed = store, sf, sf_path, seed
+        self._history: list[RunStats] | None = None
+
+    def history(self) -> list[RunStats]:
+        if self._history is None:
+            self._history = baseline(self.store, self.sf, self.sf_path, self.seed)
+        return self._history
+
+
+class RollingBaseline:
+    """The baseline of runs committed one after another by this process (``replay``): the
+    statistics of the last committed runs kept in memory (:meth:`add` after each commit), so
+    that the gate reads no database; the same history :func:`baseline` would read from the
+    store at that point. The seed from the fixtures is computed once, when first needed."""
+
+    def __init__(self, sf: SelectorFile, sf_path: Path, committed: Sequence[RunStats | None]):
+        self.sf, self.sf_path = sf, sf_path
+        #: oldest first; None: a committed run without statistics
+        self.committed: list[RunStats | None] = list(committed)[-BASELINE_WINDOW:]
+        self._seed: list[RunStats] | None = None
+
+    @classmethod
+    def from_store(cls, store: Store, sf: SelectorFile, sf_path: Path) -> RollingBaseline:
+        """Start from the committed runs ``store`` holds."""
+        rows = store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
+        return cls(sf, sf_path, [stats_of(r) for r in reversed(rows)])
+
+    def add(self, stats: Mapping[str, Any] | None) -> None:
+        """A run was committed with these statistics (as the store keeps them)."""
+        self.committed.append(RunStats.from_dict(stats) if isinstance(stats, dict) else None)
+        del self.committed[:-BASELINE_WINDOW]
+
+    def history(self) -> list[RunStats]:
+        real = [s for s in self.committed if s is not None]
+        if not needs_seed(real):
+            return baseline_window([], real)
+        if self._seed is None:
+            self._seed = seed_for(self.sf, self.sf_path)
+        return baseline_window(self._seed, real)
 
 
 def check(stats: RunStats, history: list[RunStats]) -> DriftResult:

@@ -190,6 +190,8 @@ def run_summary(
         "finished_at": finished,
         "resumed": result.resumed,
         "complete": result.complete,
+        # the pages a ``--url`` run was limited to (replay reads how it reached them)
+        "urls": list(cp.options.get("urls") or []),
         "counts": {
             **result.counts(),
             "unseen": result.unseen,
