@@ -12,12 +12,12 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
 from anchorpath.runner.drift.check import (
     BASELINE_WINDOW,
@@ -32,6 +32,7 @@ from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.load import fixture_path
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
@@ -327,9 +328,9 @@ def fixture_records(sf: SelectorFile, sf_path: Path) -> list[dict[str, Any]]:
     for fx in sf.fixtures:
         if not fx.records:
             continue
-        path = sf_path.parent / fx.records
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            path = fixture_path(sf_path, fx.records)
+            data = loads_json(read_capped(path, MAX_PAGE_BYTES, regular=True).decode("utf-8"))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict):
