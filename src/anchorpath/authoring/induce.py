@@ -139,7 +139,7 @@ def _check_list_values(
 
 def _list_fields_as_lists(
     fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+) -> list[Mapping[str, Any]]:
     """Examples with a plain value of a ``list`` field taken as a one-item list (a seed that
     shows one author of a multi-author field)."""
     lists = {f.name for f in fields if f.type == "list"}
