@@ -199,6 +199,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
     if len(result.charset) > 3:
         console.print(f"[yellow]… and {len(result.charset) - 3} more pages (see the report)[/]")
+    for line in result.extraction[:3]:
+        console.print(f"[yellow]extraction: {_safe(line)}[/]")
+    if len(result.extraction) > 3:
+        console.print(f"[yellow]… and {len(result.extraction) - 3} more notes (see the report)[/]")
     if result.duplicates:
         keys = ", ".join(
             f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"

@@ -72,6 +72,7 @@ from anchorpath.runner.checkpoint import (
     InvalidRecord,
     PageEntry,
     RecordEntry,
+    extraction_notes,
     load_checkpoint,
     remove_checkpoint,
     save_checkpoint,
@@ -406,6 +407,7 @@ class _Run:
         invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
         result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
+        result.extraction = extraction_notes(cp.pages)
         seen = Observed(
             blocked=blocked,
             fatal=fatal,

@@ -199,6 +199,7 @@ def run_summary(
             "replayed": result.replayed,
         },
         "charset": result.charset,
+        "extraction": result.extraction,
         "duplicates": [
             {"key": key, "pages": pages} for key, pages in sorted(result.duplicates.items())
         ],
