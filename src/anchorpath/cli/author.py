@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath._text import terminal_safe
+from anchorpath._text import did_you_mean, terminal_safe
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -72,6 +72,7 @@ def _field_requests(
     if unknown:
         raise AuthoringError(
             f"--type/--required name field(s) not in the examples: {', '.join(unknown)}"
+            + did_you_mean(unknown, names)
         )
     return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
 
@@ -116,7 +117,10 @@ def _llm_fields(
     names = [n for n, _, _ in given]
     unknown = [n for n in required if n not in names]
     if unknown:
-        raise AuthoringError(f"--required names unknown field(s): {', '.join(unknown)}")
+        raise AuthoringError(
+            f"--required names unknown field(s): {', '.join(unknown)}"
+            + did_you_mean(unknown, names)
+        )
     return [FieldRequest(n, t, d, required=n in required) for n, t, d in given]
 
 
@@ -482,7 +486,10 @@ def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
         unknown = [k for k in key if k not in names]
         if key and not unknown:
             return key, "chosen at the prompt"
-        click.echo(f"not a field: {', '.join(unknown) or '(none given)'}", err=True)
+        if not key:
+            click.echo("no key field given", err=True)
+            continue
+        click.echo(f"not a field: {', '.join(unknown)}{did_you_mean(unknown, names)}", err=True)
 
 
 def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
