@@ -181,6 +181,7 @@ def test_a_flood_of_values_is_capped_deduplicated_and_never_cached(
         "isbn_13": [f"97800000{i:05d}" for i in range(10_000)],  # not on the page
         "publisher": None,
     }
+
     def answer(req: ChatRequest) -> Any:
         return {k: v for k, v in flood.items() if k in req.schema["properties"]}
 
