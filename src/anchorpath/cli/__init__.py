@@ -29,9 +29,19 @@ def main() -> None:
 
 def _register() -> None:
     # Imported here, not at the top, because each module imports ``main``'s package.
-    from anchorpath.cli import author, demo, export, replay, review, robots, run, selectors
+    from anchorpath.cli import (
+        author,
+        demo,
+        export,
+        governance,
+        replay,
+        review,
+        robots,
+        run,
+        selectors,
+    )
 
-    for module in (selectors, robots, run, replay, export, demo, author, review):
+    for module in (selectors, robots, run, governance, replay, export, demo, author, review):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -181,6 +181,8 @@ def check_cmd(
         sys.exit(1 if failed else 0)
     for r in results:
         who = f"{r.site} v{r.version}" if r.site else "invalid"
+        for line in r.warnings:
+            click.echo(f"warning: {line}", err=True)
         if r.ok:
             click.echo(
                 f"ok   {r.path}: {who}, {r.fixtures} fixture pages, {r.records} records reproduced"

@@ -19,6 +19,7 @@ from anchorpath._errors import AnchorpathError, SelectorFileError, SelectorValid
 from anchorpath.review.replay import Page, extract_quietly
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import Fixture, SelectorFile
+from anchorpath.selectors.policy import policy_warnings
 
 __all__ = ["CheckProblem", "FileCheck", "check_file", "selector_files"]
 
@@ -68,6 +69,8 @@ class FileCheck:
     fixtures: int
     records: int
     problems: tuple[CheckProblem, ...]
+    #: what the file lacks that does not fail ``check`` (no ``policy.basis``, ...)
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -82,6 +85,7 @@ class FileCheck:
             "fixtures": self.fixtures,
             "records": self.records,
             "problems": [p.to_dict() for p in self.problems],
+            "warnings": list(self.warnings),
         }
 
 
@@ -234,4 +238,12 @@ def check_file(path: Path) -> FileCheck:
         n, found = _check_fixture(sf, path.parent, fx)
         records += n
         problems += found
-    return FileCheck(str(path), sf.site.id, sf.version, len(sf.fixtures), records, tuple(problems))
+    return FileCheck(
+        str(path),
+        sf.site.id,
+        sf.version,
+        len(sf.fixtures),
+        records,
+        tuple(problems),
+        tuple(policy_warnings(sf, str(path))),
+    )

@@ -40,12 +40,17 @@ def decide(
     invalid_emitted: Sequence[InvalidRecord],
     sf: SelectorFile,
     charset_notes: Sequence[str] = (),
+    stopped: str | None = None,
 ) -> Decision:
-    """In order: a refusal (``blocked``), a selector file at fault (``fatal``, an ``error``),
-    no page at all (``error``), a site that listed nothing but looked as usual
-    (``empty-source``); otherwise the drift gate's ``ok`` or ``drift``. ``charset_notes``
-    (pages whose declared charset does not fit their bytes) are named first in the reason of
-    a ``drift`` or ``error``: garbled values fail their schema because of the encoding."""
+    """In order: a stop (``stopped``: the rules of collection changed or the site refused
+    for good, see :mod:`anchorpath.runner.policy.judge`), a refusal (``blocked``), a
+    selector file at fault (``fatal``, an ``error``), no page at all (``error``), a site
+    that listed nothing but looked as usual (``empty-source``); otherwise the drift gate's
+    ``ok`` or ``drift``. ``charset_notes`` (pages whose declared charset does not fit their
+    bytes) are named first in the reason of a ``drift`` or ``error``: garbled values fail
+    their schema because of the encoding."""
+    if stopped:
+        return Decision("stopped", stopped)
     decision = _decide(blocked, fatal, pages, errors, records, stats, history, invalid_emitted, sf)
     if charset_notes and decision.verdict in ("drift", "error"):
         n = len(charset_notes)
