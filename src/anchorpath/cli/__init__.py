@@ -6,12 +6,26 @@ imports this package.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from anchorpath._version import __version__
+from anchorpath.cli.options import interrupted
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group; Ctrl-C in any command is a one-line message and exit 130, never a
+    traceback (commands with work to resume say how, see ``options.interrupted``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise interrupted("stopped before it finished") from None
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="anchorpath")
 def main() -> None:
     """anchorpath: describe a website's records once, collect them every day.
@@ -34,6 +48,7 @@ def _register() -> None:
         demo,
         export,
         governance,
+        llm,
         replay,
         review,
         robots,
@@ -41,7 +56,8 @@ def _register() -> None:
         selectors,
     )
 
-    for module in (selectors, robots, run, governance, replay, export, demo, author, review):
+    modules = (selectors, robots, run, governance, replay, export, demo, author, review, llm)
+    for module in modules:
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -12,12 +12,12 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
 from anchorpath.runner.drift.check import (
     BASELINE_WINDOW,
@@ -32,11 +32,14 @@ from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.store.database import Store
 from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.load import fixture_path
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
     "INVALID_SHARE_DRIFT",
     "ChecksAhead",
+    "RollingBaseline",
+    "StoreBaseline",
     "add_validation_evidence",
     "baseline",
     "check",
@@ -173,6 +176,64 @@ def baseline(
     return baseline_window(seed() if seed is not None else seed_for(sf, sf_path), real)
 
 
+class StoreBaseline:
+    """The baseline of a run against the store (:func:`baseline`), read once, when first
+    asked (a run stopped before the gate may never need it; its report reads it after)."""
+
+    def __init__(
+        self,
+        store: Store,
+        sf: SelectorFile,
+        sf_path: Path,
+        seed: Callable[[], list[RunStats]] | None = None,
+    ) -> None:
+        self.store, self.sf, self.sf_path, self.seed = store, sf, sf_path, seed
+        self._history: list[RunStats] | None = None
+
+    def history(self) -> list[RunStats]:
+        if self._history is None:
+            self._history = baseline(self.store, self.sf, self.sf_path, self.seed)
+        return self._history
+
+
+class RollingBaseline:
+    """The baseline of runs committed one after another by this process (``replay``): the
+    statistics of the last committed runs kept in memory (:meth:`add` after each commit), so
+    that the gate reads no database; the same history :func:`baseline` would read from the
+    store at that point. The seed from the fixtures is computed once, when first needed."""
+
+    def __init__(self, sf: SelectorFile, sf_path: Path, committed: Sequence[RunStats | None]):
+        self.sf, self.sf_path = sf, sf_path
+        #: oldest first; None: a committed run without statistics
+        self.committed: list[RunStats | None] = list(committed)[-BASELINE_WINDOW:]
+        self._seed: list[RunStats] | None = None
+
+    @classmethod
+    def from_store(cls, store: Store, sf: SelectorFile, sf_path: Path) -> RollingBaseline:
+        """Start from the committed runs ``store`` holds."""
+        rows = store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
+        return cls(
+            sf,
+            sf_path,
+            [RunStats.from_dict(r.stats) if isinstance(r.stats, dict) else None for r in rows][
+                ::-1
+            ],
+        )
+
+    def add(self, stats: Mapping[str, Any] | None) -> None:
+        """A run was committed with these statistics (as the store keeps them)."""
+        self.committed.append(RunStats.from_dict(stats) if isinstance(stats, dict) else None)
+        del self.committed[:-BASELINE_WINDOW]
+
+    def history(self) -> list[RunStats]:
+        real = [s for s in self.committed if s is not None]
+        if not needs_seed(real):
+            return baseline_window([], real)
+        if self._seed is None:
+            self._seed = seed_for(self.sf, self.sf_path)
+        return baseline_window(self._seed, real)
+
+
 def check(stats: RunStats, history: list[RunStats]) -> DriftResult:
     """:func:`~anchorpath.runner.drift.check.check_drift` of the run against ``history``."""
     return check_drift(stats, history)
@@ -271,9 +332,9 @@ def fixture_records(sf: SelectorFile, sf_path: Path) -> list[dict[str, Any]]:
     for fx in sf.fixtures:
         if not fx.records:
             continue
-        path = sf_path.parent / fx.records
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            path = fixture_path(sf_path, fx.records)
+            data = loads_json(read_capped(path, MAX_PAGE_BYTES, regular=True).decode("utf-8"))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict):
