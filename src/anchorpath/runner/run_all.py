@@ -46,7 +46,8 @@ from anchorpath._text import excerpt
 from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
-from anchorpath.runner.drift.gate import committed_history, needs_seed, seed_for
+from anchorpath.runner.drift.check import needs_seed
+from anchorpath.runner.drift.gate import committed_history, seed_for
 from anchorpath.runner.executor import (
     PROGRESS_SECONDS,
     DaskExecutor,

@@ -62,9 +62,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from anchorpath._errors import RunError
 from anchorpath.runner.policy.header import header_html, header_markdown
@@ -331,8 +333,24 @@ def _h(v: Any) -> str:
     return html.escape(_fmt(v) if not isinstance(v, str) else v)
 
 
-def render_html(summary: Mapping[str, Any]) -> str:
-    """The report as one self-contained HTML page (inline CSS and SVG, no external URLs)."""
+def _file_links(value: str, base: Path | None) -> str:
+    """Links to the run's files (the WARC value lists its segments, comma-separated): relative
+    to ``base``, the report's directory, so they resolve wherever the state directory is
+    copied or served; absolute ``file:`` URLs without one."""
+    links = []
+    for part in value.split(", "):
+        path = Path(os.path.abspath(part))  # a relative path is the run's working directory's
+        if base is not None:
+            href = quote(Path(os.path.relpath(path, base)).as_posix())
+        else:
+            href = path.as_uri()
+        links.append(f'<a href="{html.escape(href)}"><code>{html.escape(part)}</code></a>')
+    return ", ".join(links)
+
+
+def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
+    """The report as one self-contained HTML page (inline CSS and SVG, no external URLs; the
+    run's files are linked relative to ``base``, the directory the report is written to)."""
     verdict = str(summary.get("verdict", "?"))
     title = f"anchorpath run {summary.get('run_id', '?')} — {summary.get('site', '?')}"
     out = [
@@ -457,7 +475,7 @@ def render_html(summary: Mapping[str, Any]) -> str:
     paths = summary.get("paths") or {}
     if paths:
         out.append("<h2>Files</h2><ul>")
-        out += [f"<li>{_h(k)}: <code>{_h(v)}</code></li>" for k, v in paths.items()]
+        out += [f"<li>{_h(k)}: {_file_links(str(v), base)}</li>" for k, v in paths.items()]
         out.append("</ul>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
@@ -500,6 +518,8 @@ def write_reports(run_dir: Path, summary: dict[str, Any]) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "report.json").write_text(report_json(summary), encoding="utf-8")
         (run_dir / "report.md").write_text(render_markdown(summary), encoding="utf-8")
-        (run_dir / "report.html").write_text(render_html(summary), encoding="utf-8")
+        (run_dir / "report.html").write_text(
+            render_html(summary, base=run_dir.resolve()), encoding="utf-8"
+        )
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write the run report: {exc}") from exc
