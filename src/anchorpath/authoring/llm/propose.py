@@ -361,8 +361,10 @@ def propose_values(
     fields: Sequence[FieldRequest],
     *,
     perturbation_rounds: int = 1,
+    reask: bool = True,
 ) -> tuple[dict[str, dict[str, Any]], list[ValueVerdict]]:
-    """Per seed: one value call, the verbatim guard with one re-ask, perturbation grounding."""
+    """Per seed: one value call, the verbatim guard with one re-ask (``reask``: an answer
+    written once, ``author repair --answer``, cannot be asked again), perturbation grounding."""
     examples: dict[str, dict[str, Any]] = {}
     verdicts: list[ValueVerdict] = []
     for page in pages:
@@ -380,7 +382,7 @@ def propose_values(
             else:
                 nulls.add(f.name)
         reasked: set[str] = set()
-        if rejected:
+        if rejected and reask:
             retry_fields = [f for f in fields if f.name in rejected]
             base = value_request(page, retry_fields, page.prompt.markdown, purpose="reask")
             problems = "\n".join(
@@ -510,6 +512,7 @@ def propose(
     budget: int = 1500,
     perturbation_rounds: int = 1,
     max_fields: int = 12,
+    reask: bool = True,
 ) -> Proposals:
     """Fields (discovered when ``fields`` is None) and verified values for every seed.
 
@@ -531,7 +534,7 @@ def propose(
     terms = field_terms([f.name for f in wanted] + [f.description or "" for f in wanted])
     pages = prepare_pages(seeds, budget=budget, terms=terms, keep_links=url_fields)
     examples, verdicts = propose_values(
-        client, pages, wanted, perturbation_rounds=perturbation_rounds
+        client, pages, wanted, perturbation_rounds=perturbation_rounds, reask=reask
     )
     if fields is None and len(seeds) > 1:
         keep = []
