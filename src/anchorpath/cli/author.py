@@ -268,6 +268,12 @@ def _load_pages(
     "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."
 )
 @click.option(
+    "--allow-constant",
+    is_flag=True,
+    help="With --yes and an LLM: also write a --field whose value is the same on every seed "
+    "(without it such a field is left out as unconfirmed: it may be a planted banner).",
+)
+@click.option(
     "--screenshots/--no-screenshots",
     default=True,
     show_default=True,
@@ -293,6 +299,7 @@ def new_site(
     mutation_seed: int,
     out_dir: str | None,
     yes: bool,
+    allow_constant: bool,
     screenshots: bool,
     open_images: bool,
 ) -> None:
@@ -303,7 +310,11 @@ def new_site(
     reads each seed once, pruned to Markdown, and proposes the value of every --field (or,
     with no field given, the fields too). A proposed value must occur verbatim on its seed or
     it is rejected, re-asked once, then reported not found; answers are cached, so authoring
-    again makes no call, and every call goes to a per-site ledger with tokens and cost.
+    again makes no call, and every call goes to a per-site ledger with tokens and cost. A
+    seed whose answers disagree with the others' (one value for several fields: a page that
+    instructs the model) is dropped, said, and authoring goes on with the others. With --yes,
+    a --field whose value is the same on every seed is left out as unconfirmed unless
+    --allow-constant is given (the session shows it to a person instead).
 
     Either way every value is grounded to its node on every seed, anchor-first XPaths are
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and
@@ -375,7 +386,15 @@ def new_site(
         else:
             llm_fields = _llm_fields(field_specs, fields_path, types, required)
             result, failed, llm_client = _author_llm(
-                name, pages, llm_fields, settings, list_page, page_type, match, mutation_seed
+                name,
+                pages,
+                llm_fields,
+                settings,
+                list_page,
+                page_type,
+                match,
+                mutation_seed,
+                allow_constant=allow_constant or not yes,
             )
         starts = None if unrunnable else start_urls or None
         decisions: tuple[str, ...] = ()
@@ -618,6 +637,8 @@ def _author_llm(
     page_type: str | None,
     match: str | None,
     mutation_seed: int,
+    *,
+    allow_constant: bool,
 ) -> tuple[Any, dict[str, str], Any]:
     """The LLM path: proposals, checks and the core; prints what the model proposed."""
     from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
@@ -635,6 +656,7 @@ def _author_llm(
             page_type=page_type,
             match=match,
             mutation_seed=mutation_seed,
+            allow_constant=allow_constant,
         )
     finally:
         client.close()
