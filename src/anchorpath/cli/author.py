@@ -395,6 +395,8 @@ def new_site(
             sf = llm_provenance(sf, llm_client)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+    if sf.policy is None or sf.policy.basis is None:
+        sf = replace(sf, policy=_ask_policy(settings.fetch.contact, _interactive(yes)))
     _print_result(sf, result, key_why, decisions, pages)
     for fname, why in failed.items():
         click.echo(f"  not authored: {fname}: {why}", err=True)
@@ -455,6 +457,37 @@ def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) ->
             "`anchorpath run` refuses it until then.",
             err=True,
         )
+
+
+def _ask_policy(contact: str, interactive: bool) -> Any:
+    """The new file's ``policy``: asked in a session, conservative defaults otherwise (and
+    printed, so that the person running a script sees what was recorded for them)."""
+    from anchorpath._config import DEFAULT_CONTACT
+    from anchorpath.authoring.policy import default_policy, describe_policy
+    from anchorpath.selectors.model import BASES, Policy
+
+    policy = default_policy(None if contact == DEFAULT_CONTACT else contact)
+    if not interactive:
+        click.echo("policy (conservative defaults; edit the file to change them):", err=True)
+        for line in describe_policy(policy):
+            click.echo(f"  {line}", err=True)
+        return policy
+    click.echo("Why may this site be collected? (recorded in the file's policy section)")
+    basis = click.prompt("  basis", type=click.Choice(BASES), default=policy.basis)
+    purpose = click.prompt("  purpose", default="", show_default=False).strip() or None
+    who = click.prompt("  contact", default=policy.contact or "", show_default=bool(policy.contact))
+    terms = click.prompt("  terms URL (empty: none)", default="", show_default=False).strip()
+    days = click.prompt(
+        "  retention in days", type=click.IntRange(min=1), default=policy.retention_days
+    )
+    answers = {
+        "basis": basis,
+        "purpose": purpose,
+        "contact": who.strip() or None,
+        "terms_url": terms or None,
+        "retention_days": days,
+    }
+    return Policy.from_dict({k: v for k, v in answers.items() if v is not None})
 
 
 def _interactive(yes: bool) -> bool:

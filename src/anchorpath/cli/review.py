@@ -188,6 +188,8 @@ def check_cmd(
         sys.exit(1 if failed else 0)
     for r in results:
         who = f"{r.site} v{r.version}" if r.site else "invalid"
+        for line in r.warnings:
+            click.echo(f"warning: {line}", err=True)
         path = quote_name(r.path)
         if r.ok:
             _say(f"ok   {path}: {who}, {r.fixtures} fixture pages, {r.records} records reproduced")

@@ -28,7 +28,9 @@ A crawl stopped by a shutdown (Ctrl-C) is not decided: the next run resumes it.
 
 Politeness is not optional: the spider sets ``ROBOTSTXT_OBEY`` and refuses to start without it
 (anchorpath never crawls against robots.txt), a robots-refused start URL blocks the run,
-401/403 and login walls stop it (verdict ``blocked``). It sends no cookies, one request at a
+401/403 and login walls stop it (verdict ``blocked``). Scrapy's middleware reads robots.txt:
+one that cannot be fetched (5xx, network) allows everything there, where ``anchorpath run``
+disallows everything (RFC 9309). It sends no cookies, one request at a
 time per domain, and paces at anchorpath's default ``min_delay`` with AutoThrottle on; a
 project's own settings (``-s DOWNLOAD_DELAY=5``) may change the pace.
 """

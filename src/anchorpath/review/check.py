@@ -21,6 +21,7 @@ from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.review.replay import Page, extract_quietly
 from anchorpath.selectors.load import fixture_path, load_selector_file
 from anchorpath.selectors.model import Fixture, SelectorFile
+from anchorpath.selectors.policy import policy_warnings
 
 __all__ = ["CheckProblem", "FileCheck", "check_file", "selector_files"]
 
@@ -70,6 +71,8 @@ class FileCheck:
     fixtures: int
     records: int
     problems: tuple[CheckProblem, ...]
+    #: what the file lacks that does not fail ``check`` (no ``policy.basis``, ...)
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -84,6 +87,7 @@ class FileCheck:
             "fixtures": self.fixtures,
             "records": self.records,
             "problems": [p.to_dict() for p in self.problems],
+            "warnings": list(self.warnings),
         }
 
 
@@ -241,4 +245,12 @@ def check_file(path: Path) -> FileCheck:
         n, found = _check_fixture(sf, path, fx)
         records += n
         problems += found
-    return FileCheck(str(path), sf.site.id, sf.version, len(sf.fixtures), records, tuple(problems))
+    return FileCheck(
+        str(path),
+        sf.site.id,
+        sf.version,
+        len(sf.fixtures),
+        records,
+        tuple(problems),
+        tuple(policy_warnings(sf, str(path))),
+    )

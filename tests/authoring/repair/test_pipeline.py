@@ -65,6 +65,7 @@ def selector_data() -> dict[str, Any]:
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
+        "policy": {"basis": "robots"},
         "site": {"id": SITE, "name": "Shop"},
         "version": 1,
         "parent_version": None,
