@@ -339,7 +339,7 @@ def new_site(
     from anchorpath._config import load_settings
     from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.selectors.load import load_selector_file, save_selector_file
+    from anchorpath.selectors.load import load_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
@@ -455,11 +455,23 @@ def new_site(
                 else None,
             )
     else:
+        from anchorpath.authoring.session.fixtures import save_with_fixtures
+
         try:
-            saved = save_selector_file(sf, target)
+            # golden fixtures on every write: `check` and the first runs' baseline need them
+            saved, files = save_with_fixtures(
+                sf,
+                target,
+                pages,
+                result.page_type.name,
+                changed=list(result.page_type.fields),
+            )
         except AnchorpathError as exc:
             raise click.ClickException(str(exc)) from exc
+        fixtures = [f for f in files if f.name.endswith(".records.json")]
         click.echo(f"wrote {target} (version {saved.version})")
+        if fixtures:
+            click.echo(f"  golden fixtures: {len(fixtures)} page(s) in {fixtures[0].parent}")
     _warn_unrunnable(target, unrunnable, urls_unknown)
     if failed:
         click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
