@@ -26,7 +26,7 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
-from anchorpath._errors import ExtractionError, SelectorEvaluationError
+from anchorpath._errors import ExtractionError, NoPageTypeError, SelectorEvaluationError
 from anchorpath.selectors.decode import decode_html, sniff_encoding
 from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
 from anchorpath.selectors.normalize import apply_strips, clean_text, convert
@@ -181,6 +181,17 @@ class CompiledSelectors:
             if pt.match.search(url):
                 return pt
         return None
+
+    def page_type_named(self, name: str) -> _CompiledPageType:
+        """The page type called ``name``; :class:`NoPageTypeError` naming the others if none."""
+        for pt in self.page_types:
+            if pt.spec.name == name:
+                return pt
+        raise NoPageTypeError(f"no page type {name!r} (page types: {self.describe()})")
+
+    def describe(self) -> str:
+        """``list (^https?://…), detail (…)``: the page types with their URL patterns."""
+        return ", ".join(f"{pt.spec.name} ({pt.spec.match})" for pt in self.page_types)
 
 
 # Keyed by object identity: the models hold dicts, so they are unhashable. Entries keep their
@@ -644,13 +655,16 @@ def evaluate_page(
     *,
     trace: bool = False,
     anchors: bool = True,
+    page_type: str | None = None,
 ) -> PageResult:
-    """Evaluate a parsed page; a page no page type matches yields no records (not an error).
+    """Evaluate a parsed page; a page no page type matches yields no records (not an error:
+    a crawl counts such pages as unmatched).
 
     ``anchors=False`` skips the drift signal ``anchors_present`` (a scan of the page's text),
-    which callers that only want records do not need.
+    which callers that only want records do not need. ``page_type`` forces that page type
+    whatever the URL (:class:`NoPageTypeError` if there is none of that name).
     """
-    cpt = compiled.page_type_for(url)
+    cpt = compiled.page_type_for(url) if page_type is None else compiled.page_type_named(page_type)
     base = _LazyBase(doc, url)
     next_url = None
     if compiled.next_page is not None:
@@ -683,9 +697,22 @@ def extract(
     *,
     http_charset: str | None = None,
     trace: bool = False,
+    page_type: str | None = None,
 ) -> list[Record]:
     """Records of one page. Pure: ``html`` is the page (bytes are decoded by HTTP charset >
-    BOM > ``<meta>`` > detection); ``url`` picks the page type and resolves relative links."""
+    BOM > ``<meta>`` > detection); ``url`` picks the page type and resolves relative links.
+
+    ``page_type`` forces a page type by name, whatever the URL. A page whose URL no page type
+    matches raises :class:`NoPageTypeError` naming the URL and the page types' patterns: an
+    empty list means the page type matched and found no record, never "not looked at".
+    """
     compiled = compile_selectors(selector_file, trace=trace)
+    if page_type is None and compiled.page_type_for(url) is None:
+        raise NoPageTypeError(
+            f"no page type matches {url} (page types: {compiled.describe()}); give the URL "
+            "the page was fetched from, or force a page type by name"
+        )
     doc = parse_html(html, http_charset, plain=True)
-    return list(evaluate_page(compiled, doc, url, trace=trace, anchors=False).records)
+    return list(
+        evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type).records
+    )
