@@ -63,3 +63,21 @@ def test_render_wait_for_from_file_env_and_flag(tmp_path: Path) -> None:
     assert load_settings(cfg, env=env).render.wait_for == ".late"
     flag = {"render.wait_for": "//p[@id='x']"}
     assert load_settings(cfg, env=env, overrides=flag).render.wait_for == "//p[@id='x']"
+
+
+def test_accept_content_types_from_file_env_and_flag(tmp_path: Path) -> None:
+    cfg = tmp_path / "a.toml"
+    cfg.write_text('[fetch]\naccept_content_types = ["text/html", "Application/Octet-Stream"]\n')
+    assert "application/xhtml+xml" in load_settings(env={}).fetch.accept_content_types
+    from_file = load_settings(cfg, env={}).fetch.accept_content_types
+    assert from_file == ("text/html", "application/octet-stream")
+    env = {"ANCHORPATH_FETCH__ACCEPT_CONTENT_TYPES": "text/html, text/csv"}
+    assert load_settings(cfg, env=env).fetch.accept_content_types == ("text/html", "text/csv")
+    flag = {"fetch.accept_content_types": ["application/rss+xml"]}
+    s = load_settings(cfg, env=env, overrides=flag)
+    assert s.fetch.accept_content_types == ("application/rss+xml",)
+    with pytest.raises(ConfigError, match=r"fetch.accept_content_types: not a media type"):
+        load_settings(env={"ANCHORPATH_FETCH__ACCEPT_CONTENT_TYPES": "html"})
+    cfg.write_text("[fetch]\naccept_content_types = 3\n")
+    with pytest.raises(ConfigError, match=r"a.toml: fetch.accept_content_types: expected a list"):
+        load_settings(cfg, env={})

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import anchorpath
-
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -24,12 +22,6 @@ def test_import_selectors_is_the_stdlib_module() -> None:
     ).stdout.split()
     assert "site-packages" not in out[0] and str(REPO) not in out[0]
     assert out[1] == "True"
-
-
-def test_public_api_is_exported() -> None:
-    assert sorted(anchorpath.__all__) == anchorpath.__all__
-    for name in anchorpath.__all__:
-        assert hasattr(anchorpath, name), name
 
 
 def test_schema_ships_as_package_data() -> None:

@@ -18,6 +18,7 @@ a typo in a politeness setting must not silently fall back to a default.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -70,6 +71,19 @@ class FetchConfig:
     allow_link_local: str = ""
     run_deadline: float = 3 * 3600.0
     conditional: bool = True
+    #: Media types a page may be served as (a TOML list, or comma-separated in the environment
+    #: and on the command line). A page without a Content-Type, or with a generic one
+    #: (``application/octet-stream``), is taken when its first bytes are HTML, as a browser
+    #: sniffs it; list the generic type here to take any such page.
+    accept_content_types: tuple[str, ...] = (
+        "text/html",
+        "application/xhtml+xml",
+        "text/plain",
+        "text/xml",
+        "application/xml",
+        "application/json",
+        "application/ld+json",
+    )
 
 
 @dataclass(frozen=True)
@@ -156,9 +170,28 @@ def _coerce(section: str, name: str, target: type[Any] | str, raw: Any, origin: 
             if isinstance(raw, bool):
                 raise ValueError(f"not a number: {raw!r}")
             return float(raw)
+        if kind == "tuple[str, ...]":
+            return _media_types(raw)
         return str(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{origin}: {section}.{name}: {exc}") from exc
+
+
+_MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$")
+
+
+def _media_types(raw: Any) -> tuple[str, ...]:
+    """A list of media types from TOML (a list) or the environment / a flag (comma-separated)."""
+    items = raw.split(",") if isinstance(raw, str) else raw
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise ValueError(f"expected a list of media types, got {raw!r}")
+    out = tuple(dict.fromkeys(i.strip().lower() for i in items if i.strip()))
+    bad = [t for t in out if not _MEDIA_TYPE.match(t)]
+    if bad:
+        raise ValueError(f"not a media type (type/subtype): {bad[0]!r}")
+    if not out:
+        raise ValueError("no media type given")
+    return out
 
 
 def _apply(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:

@@ -119,6 +119,12 @@ def _read_snapshots(bundle: Path, index: Any, what: str) -> tuple[Snapshot, ...]
         want = entry.get("sha256")
         if want and hashlib.sha256(body).hexdigest() != want:
             raise BundleError(f"{path}: snapshot bytes do not match the bundle's sha256")
+        if not body and what == "last_good":
+            # Written by an anchorpath that archived a 304 as the page: nothing to learn from.
+            raise BundleError(
+                f"{path}: the last good snapshot is empty (the page answered 304 and the bundle "
+                "was written without the body it stands for); run the site again for a new bundle"
+            )
         out.append(Snapshot(entry["url"], body, str(path)))
     return tuple(out)
 

@@ -47,7 +47,7 @@ def test_seed_urls_come_from_the_pages_and_decisions_are_printed(shop: Path) -> 
     assert sf.fetch.start_urls == ("https://books.example/book/1.html",)
     assert sf.page_types["detail"].match == r"^https?://[^/]+/book/[^/]*\.html(?:[?#]|$)"
     assert "seed book/1.html: https://books.example/book/1.html (<link rel=canonical>)" in out
-    assert "key: isbn (default: the first --required field; set it with --key)" in out
+    assert "key: isbn (default: the first required field with a different value" in out
     assert "start URL: https://books.example/book/1.html" in out
     assert "page type detail (detail): match '^https?://[^/]+/book/[^/]*\\\\.html(?:[?#]|$)'" in out
 

@@ -71,3 +71,10 @@ def test_output_console_does_not_wrap_when_not_a_terminal(
     with console.capture() as cap:
         console.print("report: /" + "p" * 300)
     assert cap.get().count("\n") == 1
+
+
+def test_new_events_show_their_values(tmp_path: Path) -> None:
+    r = RunResult("r1", "books", "ok", 0, tmp_path, complete=True)
+    r.events = [Event("B1", "new", {"author": (None, "Kim"), "title": (None, "Game Over")})]
+    out = _print(r)
+    assert "author: Kim; title: Game Over" in out and "∅" not in out

@@ -533,6 +533,44 @@ def test_content_type_checked(fetcher: PoliteFetcher) -> None:
         server.stop()
 
 
+PAGE = b"<!DOCTYPE html>\n<html><body><h1>Hello</h1></body></html>"
+
+
+def test_generic_or_missing_content_type_is_sniffed(fetcher: PoliteFetcher) -> None:
+    """A page served as application/octet-stream, or with no Content-Type, is taken when its
+    bytes are HTML (as a browser takes it); a binary body under such a type is refused."""
+    server = serve(
+        {
+            "/octet": ok(b"\xef\xbb\xbf  " + PAGE, "application/octet-stream"),
+            "/bare": status(200, {}, b"<html lang=ko><p>x</p></html>"),
+            "/zip": ok(b"PK\x03\x04" + b"\x00" * 20, "application/octet-stream"),
+            "/bin": status(200, {}, b"\x89PNG\r\n\x1a\n" + b"\x00" * 20),
+        }
+    )
+    try:
+        assert fetcher.fetch(server.url("/octet")).body.endswith(b"</html>")
+        assert fetcher.fetch(server.url("/bare")).status == 200
+        with pytest.raises(UnsafeRequest, match="'application/octet-stream' and the body is not"):
+            fetcher.fetch(server.url("/zip"))
+        with pytest.raises(UnsafeRequest, match="no Content-Type and the body is not text"):
+            fetcher.fetch(server.url("/bin"))
+    finally:
+        server.stop()
+
+
+def test_accept_content_types_setting() -> None:
+    server = serve({"/feed": ok(b"<rss/>", "application/rss+xml")})
+    try:
+        with PoliteFetcher(CONFIG) as f, pytest.raises(UnsafeRequest) as refused:
+            f.fetch(server.url("/feed"))
+        assert "add it to [fetch] accept_content_types" in str(refused.value)
+        more = replace(CONFIG, accept_content_types=("text/html", "application/rss+xml"))
+        with PoliteFetcher(more) as f:
+            assert f.fetch(server.url("/feed")).body == b"<rss/>"
+    finally:
+        server.stop()
+
+
 # --------------------------------------------------------------------------- conditional GET
 
 

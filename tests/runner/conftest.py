@@ -14,7 +14,8 @@ from anchorpath._config import Settings
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.executor import Executor
 from anchorpath.runner.pipeline import run_site
-from anchorpath.runner.replay import ReplayOptions, replay_site
+from anchorpath.runner.replay.plan import ReplayOptions
+from anchorpath.runner.replay.run import replay_site
 from anchorpath.runner.run_all import RunAllOptions, run_all
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.runner.store.database import Store

@@ -323,3 +323,22 @@ def test_old_database_gets_the_accept_columns(tmp_path: Path) -> None:
     with Store(db) as store:
         (row,) = store.runs("s")
     assert (row.verdict, row.accepted_by, row.accepted_at) == ("ok", None, None)
+
+
+def test_one_accept_makes_the_next_identical_run_ok_on_a_young_baseline(tmp_path: Path) -> None:
+    """The first runs are checked against the selector file's examples (a young baseline); when
+    the live site differs from the authoring pages, one accept is enough."""
+    data = json.loads(json.dumps(SELECTOR))
+    fields = data["page_types"]["list"]["fields"]
+    fields["reg_no"]["examples"] = ["R001", "R002", "R003"]
+    fields["name"]["examples"] = ["Substance 1 alph", "Substance 2 alph", "Substance 3 alph"]
+    fields["status"]["examples"] = [OLD_NOTICE] * 3
+    sel = tmp_path / "selectors"
+    sel.mkdir()
+    (sel / "board.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    state = tmp_path / "state"
+    first = run(sel, state, site(DAY1, NEW_NOTICE))
+    assert first.verdict == "drift" and first.drift is not None and "status" in first.drift.fields
+    accept(sel, state, first.run_id)
+    again = run(sel, state, site(DAY1, NEW_NOTICE))
+    assert (again.verdict, again.events) == ("ok", []), again.drift and again.drift.to_dict()

@@ -9,11 +9,11 @@ import pytest
 
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner import checkpoint
+from anchorpath.runner.archive import archived_pages
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     PageEntry,
     RecordEntry,
-    archived_pages,
     load_checkpoint,
     remove_checkpoint,
     save_checkpoint,

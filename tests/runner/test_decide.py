@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from anchorpath.runner.checkpoint import PageEntry
-from anchorpath.runner.decide import decide
+from anchorpath.runner.decide import Observed, decide, gone_evidence
+from anchorpath.runner.drift.gate import looks_empty
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.selectors.load import parse_selector_data
 
@@ -44,19 +45,30 @@ PAGE = PageEntry.from_dict(
 )
 
 
-def _decide(**kw: Any) -> Any:
+class History:
+    """A baseline provider that counts how often the gate asked for it."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def history(self) -> list[RunStats]:
+        self.asked += 1
+        return []
+
+
+def _decide(history: History | None = None, **kw: Any) -> Any:
+    pages = kw.pop("pages", [PAGE])
     args: dict[str, Any] = {
         "blocked": None,
         "fatal": None,
-        "pages": [PAGE],
+        "pages": len(pages),
+        "looks_empty": looks_empty(pages),
         "errors": [],
         "records": 0,
         "stats": RunStats(),
-        "history": [],
         "invalid_emitted": [],
-        "sf": SF,
     }
-    return decide(**{**args, **kw})
+    return decide(Observed(**{**args, **kw}), history or History(), SF)
 
 
 def test_rules_in_order() -> None:
@@ -68,6 +80,22 @@ def test_rules_in_order() -> None:
     nothing = _decide(pages=[], errors=["x: timeout"])
     assert (nothing.verdict, nothing.reason) == ("error", "no page could be fetched: x: timeout")
     assert _decide().verdict == "empty-source"
+
+
+def test_the_baseline_is_read_only_when_the_gate_runs() -> None:
+    history = History()
+    _decide(history, blocked="403")
+    _decide(history, pages=[])
+    assert history.asked == 0
+    _decide(history, pages=[replace(PAGE, anchors_present={"t": False})])
+    assert history.asked == 1
+
+
+def test_a_gone_page_is_evidence_unless_it_is_a_listing() -> None:
+    assert gone_evidence(SF, "https://s.example/item/1", 404)
+    assert gone_evidence(SF, "https://s.example/item/1", 410)
+    assert not gone_evidence(SF, "https://s.example/item/1", 500)
+    assert not gone_evidence(SF, "https://s.example/list", 404)
 
 
 def test_the_gate_decides_the_rest() -> None:

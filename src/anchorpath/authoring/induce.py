@@ -121,6 +121,15 @@ def _check_list_values(
             )
 
 
+def _list_fields_as_lists(
+    fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """Examples with a plain value of a ``list`` field taken as a one-item list (a seed that
+    shows one author of a multi-author field)."""
+    lists = {f.name for f in fields if f.type == "list"}
+    return [{k: [v] if k in lists and isinstance(v, str) else v for k, v in e.items()} for e in ex]
+
+
 def _is_list_page(fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]) -> bool:
     types = {f.name: f.type for f in fields}
     return any(isinstance(v, list) and types.get(k) != "list" for e in ex for k, v in e.items())
@@ -155,7 +164,7 @@ def author_page_type(
     if not seeds:
         raise AuthoringError("no seed pages given")
     _check_fields(fields)
-    ex = _examples_for(seeds, examples)
+    ex = _list_fields_as_lists(fields, _examples_for(seeds, examples))
     _check_required(fields, ex)
     if list_page is None:
         _check_list_values(fields, ex, seeds)

@@ -6,12 +6,26 @@ imports this package.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from anchorpath._version import __version__
+from anchorpath.cli.options import interrupted
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group; Ctrl-C in any command is a one-line message and exit 130, never a
+    traceback (commands with work to resume say how, see ``options.interrupted``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise interrupted("stopped before it finished") from None
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="anchorpath")
 def main() -> None:
     """anchorpath: describe a website's records once, collect them every day.
@@ -29,9 +43,9 @@ def main() -> None:
 
 def _register() -> None:
     # Imported here, not at the top, because each module imports ``main``'s package.
-    from anchorpath.cli import author, demo, export, replay, review, robots, run, selectors
+    from anchorpath.cli import author, demo, export, llm, replay, review, robots, run, selectors
 
-    for module in (selectors, robots, run, replay, export, demo, author, review):
+    for module in (selectors, robots, run, replay, export, demo, author, review, llm):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -218,9 +218,16 @@ def _load_pages(
     "required",
     multiple=True,
     metavar="FIELD",
-    help="Mark a field required (the first one is the default key).",
+    help="Mark a field required (required fields are tried first for the default key).",
 )
-@click.option("--key", "keys", multiple=True, metavar="FIELD", help="Record key field(s).")
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    metavar="FIELD",
+    help="Record key field(s) (default: the first field, required ones first, with a "
+    "different value in every seed record).",
+)
 @click.option(
     "--list-page/--detail-page",
     "list_page",
@@ -377,8 +384,8 @@ def new_site(
             sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
             key_why = "--key" if keys else f"kept from version {existing.version}"
         else:
-            sf = assemble_site(name, [result], key=keys or None, start_urls=starts)
-            key_why = "--key" if keys else _default_key_reason(result)
+            key, key_why = (keys, "--key") if keys else _default_key(result, yes)
+            sf = assemble_site(name, [result], key=key, start_urls=starts)
         if unrunnable:
             sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
         if llm_client is not None:
@@ -463,11 +470,25 @@ def _site_id(name: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
 
 
-def _default_key_reason(result: Any) -> str:
-    req = [f.name for f in result.page_type.fields.values() if f.required]
-    if req:
-        return "default: the first --required field; set it with --key"
-    return "default: the first field, no field is --required; set it with --key"
+def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
+    """The key of a new site without --key: a field unique on every seed record, else asked
+    for at a terminal, else an error naming the repeats."""
+    from anchorpath.authoring.key import default_key
+
+    choice = default_key(result)
+    if choice.key is not None:
+        return choice.key, choice.why
+    if not _interactive(yes):
+        raise AuthoringError(choice.refusal())
+    names = list(result.page_type.fields)
+    click.echo(terminal_safe(choice.refusal().replace("; choose it with --key", ";")), err=True)
+    while True:
+        answer = click.prompt(f"key field(s), comma-separated ({', '.join(names)})", err=True)
+        key = tuple(k.strip() for k in answer.split(",") if k.strip())
+        unknown = [k for k in key if k not in names]
+        if key and not unknown:
+            return key, "chosen at the prompt"
+        click.echo(f"not a field: {', '.join(unknown) or '(none given)'}", err=True)
 
 
 def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:

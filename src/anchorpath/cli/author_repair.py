@@ -232,8 +232,16 @@ def repair_cmd(
 def _nothing_matched(manifest: Any, bundle: Path, llm_tried: bool) -> str:
     """One sentence: why no failing page could be paired with a last good record, and what the
     operator can do instead (accept a false alarm, or re-author; ``--llm`` if not tried)."""
-    if not manifest.last_good_records:
-        why = "the bundle holds no last good records (no run of the site was committed before)"
+    if not manifest.last_good:
+        why = (
+            "the bundle holds no last good page (no run of the site was committed before, "
+            "or its archive was deleted)"
+        )
+    elif not manifest.last_good_records:
+        why = (
+            f"the bundle's {len(manifest.last_good)} last good page(s) gave no record with the "
+            "selector file the run used"
+        )
     elif not manifest.failing:
         why = "the bundle holds no failing pages"
     else:

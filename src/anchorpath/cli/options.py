@@ -54,6 +54,17 @@ executor_option = click.option(
 )
 
 
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
+
+
+def interrupted(message: str) -> click.exceptions.Exit:
+    """What a command raises on Ctrl-C: ``message`` (what became of the work, how to go on) on
+    stderr, no traceback, exit :data:`INTERRUPTED`."""
+    click.echo(f"\ninterrupted: {message}", err=True)
+    return click.exceptions.Exit(INTERRUPTED)
+
+
 def output_console() -> Console:
     """The console a command prints its results on (stdout). When stdout is not a terminal
     (cron mail, a pipe, a log file) nothing is wrapped at 80 columns, so report paths and the

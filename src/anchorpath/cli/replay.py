@@ -22,7 +22,9 @@ from anchorpath.cli.options import (
     state_option,
 )
 from anchorpath.runner.executor import open_executor, parse_executor
-from anchorpath.runner.replay import ReplayOptions, ReplayResult, parse_time, replay_site
+from anchorpath.runner.replay.plan import ReplayOptions, parse_time
+from anchorpath.runner.replay.report import ReplayResult
+from anchorpath.runner.replay.run import replay_site
 
 __all__ = ["COMMANDS", "replay_cmd"]
 

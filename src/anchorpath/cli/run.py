@@ -25,6 +25,7 @@ from anchorpath.cli.options import (
     check_urls,
     config_option,
     executor_option,
+    interrupted,
     output_console,
     selectors_option,
     state_option,
@@ -184,7 +185,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
         for ev in shown:
             what = "; ".join(
-                f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
+                f"{name}: {_short(new)}"
+                if ev.kind == "new"
+                else f"{name}: {_short(old)} → {_short(new)}"
+                for name, (old, new) in ev.fields.items()
             )
             ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
         console.print(ev_table)
@@ -195,6 +199,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
     if len(result.charset) > 3:
         console.print(f"[yellow]… and {len(result.charset) - 3} more pages (see the report)[/]")
+    for line in result.extraction[:3]:
+        console.print(f"[yellow]extraction: {_safe(line)}[/]")
+    if len(result.extraction) > 3:
+        console.print(f"[yellow]… and {len(result.extraction) - 3} more notes (see the report)[/]")
     if result.duplicates:
         keys = ", ".join(
             f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"
@@ -286,6 +294,15 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     help="Replace the origin (scheme://host:port) of the selector file's start URLs and "
     "--url pages: a demo server on another port, a local or staging copy of the site.",
 )
+@click.option(
+    "--accept-content-type",
+    "content_types",
+    multiple=True,
+    metavar="TYPE",
+    help="Take pages served as TYPE (repeatable; replaces [fetch] accept_content_types). "
+    "Pages without a Content-Type or as application/octet-stream are taken anyway when their "
+    "bytes are HTML.",
+)
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
@@ -299,6 +316,7 @@ def run_cmd(
     full: bool,
     resume: bool,
     base_url: str | None,
+    content_types: tuple[str, ...],
     config_file: Path | None,
     quiet: bool,
 ) -> None:
@@ -331,6 +349,7 @@ def run_cmd(
       anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
       anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
       anchorpath run mfds-dmf --resume
+      anchorpath run mfds-dmf --accept-content-type text/html --accept-content-type text/x-html
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
       anchorpath run --all
@@ -339,11 +358,14 @@ def run_cmd(
       anchorpath run --all --executor dask://10.0.0.5:8786
     """
     console = output_console()
+    overrides = {"fetch.accept_content_types": list(content_types) if content_types else None}
     if all_sites:
         for flag, given in (("--url", urls), ("--resume", resume), ("--base-url", base_url)):
             if given:
                 raise click.UsageError(f"{flag} cannot be combined with --all")
-        _run_all_cmd(sites, workers, executor, selectors_dir, state_dir, full, config_file, quiet)
+        _run_all_cmd(
+            sites, workers, executor, selectors_dir, state_dir, full, overrides, config_file, quiet
+        )
         return
     if len(sites) != 1:
         raise click.UsageError(
@@ -353,7 +375,7 @@ def run_cmd(
         raise click.UsageError("--workers and --executor only apply to --all")
     site = sites[0]
     try:
-        settings: Settings = load_settings(config_file)
+        settings: Settings = load_settings(config_file, overrides=overrides)
         if base_url and urls:
             sf = load_selector_file(
                 find_selector_file(site, selectors_dir or Path(settings.paths.selectors_dir))
@@ -373,6 +395,12 @@ def run_cmd(
         result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
     except AnchorpathError as exc:
         raise click.ClickException(terminal_safe(exc)) from exc
+    except KeyboardInterrupt:
+        raise interrupted(
+            f"nothing was committed; the pages fetched so far are checkpointed, and running "
+            f"`anchorpath run {site}` again (same options) resumes this run without fetching "
+            "them again"
+        ) from None
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
@@ -469,12 +497,13 @@ def _run_all_cmd(
     selectors_dir: Path | None,
     state_dir: Path | None,
     full: bool,
+    overrides: Mapping[str, Any],
     config_file: Path | None,
     quiet: bool,
 ) -> None:
     console = output_console()
     try:
-        settings: Settings = load_settings(config_file)
+        settings: Settings = load_settings(config_file, overrides=overrides)
         spec = parse_executor(executor_text)
         options = RunAllOptions(
             patterns=patterns,
@@ -495,6 +524,11 @@ def _run_all_cmd(
             pool.close()
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        raise interrupted(
+            "sites that had finished are committed; the others are checkpointed, and the "
+            "next `anchorpath run --all` resumes each of them where it stopped"
+        ) from None
     print_all_summary(result, console)
     raise SystemExit(result.exit_code)
 

@@ -18,7 +18,8 @@ from anchorpath._errors import (
     NoPageTypeError,
     SelectorValidationError,
 )
-from anchorpath._text import terminal_safe
+from anchorpath._text import quote_name, terminal_safe
+from anchorpath._untrusted import MAX_PAGE_BYTES, read_capped
 from anchorpath.cli.options import (
     check_charset,
     check_url,
@@ -49,15 +50,15 @@ def validate(files: tuple[str, ...]) -> None:
         except SelectorValidationError as exc:
             failed = True
             for line in exc.problems:
-                click.echo(line, err=True)
+                click.echo(terminal_safe(line), err=True)
             continue
         except AnchorpathError as exc:
             failed = True
-            click.echo(str(exc), err=True)
+            click.echo(terminal_safe(str(exc)), err=True)
             continue
         fields = sum(len(pt.fields) for pt in sf.page_types.values())
         click.echo(
-            f"{name}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
+            f"{quote_name(name)}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
             f"{fields} fields)"
         )
     if failed:
@@ -129,16 +130,18 @@ def extract_cmd(
     try:
         sf = load_selector_file(selector_path)
         if page_type is not None:
-            compile_selectors(sf).page_type_named(page_type)
+            compile_selectors(sf).page_type(page_type)
     except AnchorpathError as exc:
-        raise click.ClickException(f"{selector_path}: {exc}") from exc
+        raise click.ClickException(str(exc)) from exc
     records: list[Record] = []
     unmatched: list[str] = []
     for page in pages:
         try:
-            body = Path(page).read_bytes()
+            body = read_capped(page, MAX_PAGE_BYTES)
         except OSError as exc:
-            raise click.ClickException(f"{page}: cannot read page: {exc.strerror}") from exc
+            raise click.ClickException(
+                f"{quote_name(page)}: cannot read page: {exc.strerror}"
+            ) from exc
         if not body.strip():
             raise click.ClickException(f"{page}: empty file, not a page")
         if looks_binary(body):

@@ -59,7 +59,6 @@ class PageGetter:
         exchanger: Exchanger,
         counters: FetchCounters,
         *,
-        content_types: tuple[str, ...],
         clock: Callable[[], float],
         wall_clock: Callable[[], float],
         rng: random.Random,
@@ -69,7 +68,6 @@ class PageGetter:
         self.origins = origins
         self.exchanger = exchanger
         self.counters = counters
-        self.content_types = content_types
         self._clock = clock
         self._wall = wall_clock
         self._rng = rng
@@ -210,12 +208,14 @@ class PageGetter:
     def _success(
         self, state: OriginState, requested: str, url: str, raw: RawResponse, attempt: int
     ) -> FetchResult:
-        check_content_type(url, raw.headers.get("content-type"), self.content_types)
         body = decode_body(
             raw.raw,
             raw.headers.get("content-encoding"),
             max_bytes=self.config.max_decompressed_bytes,
             url=url,
+        )
+        check_content_type(
+            url, raw.headers.get("content-type"), self.config.accept_content_types, body
         )
         refusal = detect_refusal(requested, url, raw.headers, body)
         if refusal is not None:

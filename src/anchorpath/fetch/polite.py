@@ -53,7 +53,7 @@ from anchorpath.fetch.pacing import PacingPolicy
 from anchorpath.fetch.result import FetchResult, with_elapsed
 from anchorpath.fetch.robots import RobotsFile, product_token
 from anchorpath.fetch.robots_policy import RobotsGate
-from anchorpath.fetch.safety import DEFAULT_CONTENT_TYPES, Resolver, check_url, origin_of
+from anchorpath.fetch.safety import Resolver, check_url, origin_of
 from anchorpath.fetch.warc import WarcWriter
 
 __all__ = ["PoliteFetcher", "user_agent_string"]
@@ -90,7 +90,6 @@ class PoliteFetcher:
         rng: random.Random | None = None,
         transport: httpx.BaseTransport | None = None,
         resolver: Resolver | None = None,
-        content_types: Iterable[str] = DEFAULT_CONTENT_TYPES,
         shared: SharedPoliteness | None = None,
     ) -> None:
         self.config = config
@@ -100,7 +99,6 @@ class PoliteFetcher:
         self.store = store if store is not None else open_store(cache_dir)
         self._own_store = store is None
         self.counters = FetchCounters()
-        self.content_types = tuple(content_types)
         self._clock = clock
         self._started = clock()
         self._closed = False
@@ -149,7 +147,6 @@ class PoliteFetcher:
             self._origins,
             exchanger,
             self.counters,
-            content_types=self.content_types,
             clock=clock,
             wall_clock=wall_clock,
             rng=rng or random.Random(),

@@ -5,6 +5,7 @@ content-type checks. (A 200 page that is really a refusal: :mod:`~anchorpath.fet
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -12,9 +13,10 @@ from urllib.parse import urlsplit
 
 from anchorpath._errors import FetchFailed, UnsafeRequest
 from anchorpath.fetch.events import redact_url
+from anchorpath.selectors.page_url import looks_binary
 
 __all__ = [
-    "DEFAULT_CONTENT_TYPES",
+    "GENERIC_CONTENT_TYPES",
     "check_address",
     "check_content_type",
     "check_url",
@@ -23,17 +25,33 @@ __all__ = [
     "is_link_local",
     "is_public_address",
     "origin_of",
+    "sniffs_as_html",
 ]
 
-DEFAULT_CONTENT_TYPES = (
-    "text/html",
-    "application/xhtml+xml",
-    "text/plain",
-    "text/xml",
-    "application/xml",
-    "application/json",
-    "application/ld+json",
+#: Media types that say nothing about the body: such a page is taken when its bytes are HTML.
+GENERIC_CONTENT_TYPES = frozenset(
+    {
+        "application/octet-stream",
+        "application/unknown",
+        "unknown/unknown",
+        "*/*",
+        "binary/octet-stream",
+    }
 )
+#: The first tag of a body a browser sniffs as HTML (WHATWG MIME Sniffing, "text/html"), after
+#: an optional BOM and white space; the tag name ends at white space, ``>`` or ``/``.
+_HTML_START = re.compile(
+    rb"^(?:\xef\xbb\xbf)?[\t\n\x0c\r ]*<(?:!doctype html|html|head|body|script|iframe|h1|div|font"
+    rb"|table|a|style|title|b|br|p|meta|link|!--)(?:[\t\n\x0c\r />]|$)",
+    re.IGNORECASE,
+)
+
+
+def sniffs_as_html(body: bytes) -> bool:
+    """True when ``body`` starts as an HTML page does (the sniffing rule browsers apply to a
+    response without a usable Content-Type)."""
+    return bool(_HTML_START.match(body[:1024]))
+
 
 Resolver = Callable[[str, int], Sequence[str]]
 
@@ -233,10 +251,26 @@ def _inflate_with(data: bytes, wbits: int, max_bytes: int, url: str) -> bytes:
     return b"".join(pieces)
 
 
-def check_content_type(url: str, content_type: str | None, allowed: Iterable[str]) -> None:
-    """Refuse a response whose media type is not in ``allowed`` (a missing type passes)."""
-    if not content_type:
+def check_content_type(
+    url: str, content_type: str | None, allowed: Iterable[str], body: bytes
+) -> None:
+    """Refuse a response whose media type is not in ``allowed``. A response without one, or
+    with a generic one (:data:`GENERIC_CONTENT_TYPES`) not listed, passes when ``body`` sniffs
+    as HTML; a missing type also passes with any other body that is not binary."""
+    accepted = {a.lower() for a in allowed}
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media in accepted:
         return
-    media = content_type.split(";", 1)[0].strip().lower()
-    if media not in {a.lower() for a in allowed}:
-        raise UnsafeRequest(f"{url}: unexpected Content-Type {media!r}", url=url)
+    if not media:
+        if sniffs_as_html(body) or not looks_binary(body):
+            return
+        raise UnsafeRequest(f"{url}: no Content-Type and the body is not text", url=url)
+    if media in GENERIC_CONTENT_TYPES and sniffs_as_html(body):
+        return
+    what = "and the body is not HTML" if media in GENERIC_CONTENT_TYPES else ""
+    raise UnsafeRequest(
+        f"{url}: unexpected Content-Type {media!r} {what}".rstrip()
+        + f" (accepted: {', '.join(sorted(accepted))}; to take it, add it to [fetch] "
+        "accept_content_types or ANCHORPATH_FETCH__ACCEPT_CONTENT_TYPES)",
+        url=url,
+    )

@@ -9,30 +9,30 @@ count are cut.
 
 Pages are archived to the run's WARC *before* they are parsed, so a kill between archiving a
 page and checkpointing it leaves the page in the WARC but not in ``done``. On resume such pages
-are replayed from the archive (:func:`archived_pages`), never fetched again. Each attempt of a
-run writes its own WARC segment (``pages-00.warc.gz``, ``pages-01.warc.gz``, ...): a segment
-cut mid-record by the kill is read up to its last complete record and never appended to.
+are replayed from the archive (:func:`anchorpath.runner.archive.last_archived`, a 304 with the
+body it stands for), never fetched again. Each attempt of a run writes its own WARC segment
+(``pages-00.warc.gz``, ``pages-01.warc.gz``, ...): a segment cut mid-record by the kill is read
+up to its last complete record and never appended to.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anchorpath._errors import ArchiveError, RunError
+from anchorpath._errors import RunError
 
 __all__ = [
     "CHECKPOINT_NAME",
-    "ArchivedPage",
     "Checkpoint",
     "InvalidRecord",
     "PageEntry",
     "RecordEntry",
-    "archived_pages",
+    "extraction_notes",
     "load_checkpoint",
     "remove_checkpoint",
     "save_checkpoint",
@@ -110,9 +110,13 @@ class PageEntry:
     anchors_present: dict[str, bool]
     source: str  # fetch | archive
     charset_note: str | None = None  # the declared charset does not fit the bytes
+    #: what extraction coerced or guessed on this page (``PageResult.notes``)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        out["notes"] = list(self.notes)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> PageEntry:
@@ -129,7 +133,18 @@ class PageEntry:
             anchors_present={str(k): bool(v) for k, v in (d.get("anchors_present") or {}).items()},
             source=str(d.get("source", "fetch")),
             charset_note=d.get("charset_note"),
+            notes=tuple(str(n) for n in d.get("notes") or ()),
         )
+
+
+def extraction_notes(pages: Sequence[PageEntry]) -> list[str]:
+    """What extraction coerced or guessed in a run, one line per note with the number of
+    pages it came from and the first of them (for the summary and the report)."""
+    where: dict[str, list[str]] = {}
+    for p in pages:
+        for note in p.notes:
+            where.setdefault(note, []).append(p.url)
+    return [f"{note} (on {len(urls)} page(s), first {urls[0]})" for note, urls in where.items()]
 
 
 @dataclass
@@ -289,33 +304,3 @@ def remove_checkpoint(run_dir: Path) -> None:
     """Delete the checkpoint and its logs (the run is finished)."""
     for name in (CHECKPOINT_NAME, *(f"{n}.jsonl" for n in _LOGS)):
         (run_dir / name).unlink(missing_ok=True)
-
-
-@dataclass(frozen=True)
-class ArchivedPage:
-    """A complete response found in the run's WARC segments."""
-
-    url: str
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-
-def archived_pages(segments: list[Path]) -> dict[str, ArchivedPage]:
-    """Complete responses of the given WARC segments by URL (later segments win).
-
-    A segment cut short by a kill is read up to its last complete record: the remainder is
-    simply fetched again.
-    """
-    from anchorpath.fetch.warc import WarcReader
-
-    out: dict[str, ArchivedPage] = {}
-    for seg in segments:
-        if not seg.is_file():
-            continue
-        try:
-            for url, status, headers, body in WarcReader([seg]).responses():
-                out[url] = ArchivedPage(url, status, headers, body)
-        except ArchiveError:
-            continue  # truncated tail of a killed attempt
-    return out

@@ -186,7 +186,7 @@ def _dask_task(
 def _warm_up() -> bool:  # pragma: no cover - runs on Dask workers
     import importlib
 
-    for name in ("anchorpath.runner.run_all", "anchorpath.runner.replay"):
+    for name in ("anchorpath.runner.run_all", "anchorpath.runner.replay.extract"):
         importlib.import_module(name)
     return True
 

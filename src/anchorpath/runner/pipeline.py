@@ -66,12 +66,13 @@ from anchorpath._errors import (
     SelectorEvaluationError,
 )
 from anchorpath.fetch.protocol import FetcherFactory
+from anchorpath.runner.archive import last_archived
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     InvalidRecord,
     PageEntry,
     RecordEntry,
-    archived_pages,
+    extraction_notes,
     load_checkpoint,
     remove_checkpoint,
     save_checkpoint,
@@ -83,10 +84,11 @@ from anchorpath.runner.crawl.pages import (
     site_config,
     unreachable,
 )
-from anchorpath.runner.decide import Decision, decide
+from anchorpath.runner.decide import Decision, Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import (
     ChecksAhead,
-    baseline,
+    StoreBaseline,
+    looks_empty,
     page_result,
     run_stats,
     validate_records,
@@ -200,7 +202,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     cp = loaded
     cp.attempts += 1
     earlier = warc_segments(run_dir)
-    archive = archived_pages(earlier) if earlier else {}
+    archive = last_archived(run_dir) if earlier else {}
     segment = run_dir / f"pages-{cp.attempts - 1:02d}.warc.gz"
     cp.warc_segments = [p.name for p in earlier]
     if segment.name not in cp.warc_segments:
@@ -259,9 +261,9 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
                     break
                 page_links: tuple[str | None, tuple[str, ...]] = (None, ())
             except FetchFailed as exc:
-                if exc.status in (404, 410) and item.via in ("follow", "url"):
+                if gone_evidence(sf, item.url, exc.status):
                     # A record's page is gone: evidence that it was withdrawn, not an
-                    # error (a gone listing or start page still is one).
+                    # error (a gone listing still is one).
                     cp.gone.append(item.url)
                 else:
                     fetch_errors.append(f"{item.url}: {exc}")
@@ -404,20 +406,21 @@ class _Run:
         invalid, bad, stats = checks.invalid, checks.bad, checks.stats
         invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
-        history = baseline(self.store, sf, self.sf_path, self.seed)
         result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
-        decision = decide(
+        result.extraction = extraction_notes(cp.pages)
+        seen = Observed(
             blocked=blocked,
             fatal=fatal,
-            pages=cp.pages,
+            pages=len(cp.pages),
+            looks_empty=looks_empty(cp.pages),
             errors=result.errors,
             records=result.records,
             stats=stats,
-            history=history,
             invalid_emitted=invalid_emitted,
-            sf=sf,
             charset_notes=result.charset,
         )
+        history = StoreBaseline(self.store, sf, self.sf_path, self.seed)
+        decision = decide(seen, history, sf)
         # How much of the site this run saw (reported for every verdict; withdrawals also need
         # every emitted record to be identifiable, checked when committing).
         crawl_complete = self.frontier.complete(state) and not result.errors
@@ -431,7 +434,7 @@ class _Run:
             stats=stats.to_dict(),
             gone=list(cp.gone),
         )
-        self._finish(cp, result, decision, plan, invalid, history)
+        self._finish(cp, result, decision, plan, invalid, history.history())
 
     def _finish(
         self,

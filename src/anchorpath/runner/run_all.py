@@ -41,10 +41,12 @@ from typing import Any, overload
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, RunError
+from anchorpath._text import excerpt
 from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
-from anchorpath.runner.drift.gate import committed_history, needs_seed, seed_for
+from anchorpath.runner.drift.check import needs_seed
+from anchorpath.runner.drift.gate import committed_history, seed_for
 from anchorpath.runner.executor import (
     PROGRESS_SECONDS,
     DaskExecutor,
@@ -267,6 +269,8 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
             out.append(f"{type(exc).__name__}: {exc}")
         except OSError as exc:
             out.append(f"{job.run_dir}: {exc}")
+        except Exception as exc:  # that site's error, the group's others run
+            out.append(_reason(exc))
         pages.flush()
         progress("crawled", {"site": site})
     return out
@@ -312,6 +316,14 @@ class _Site:
             self.lock = None
 
 
+def _reason(exc: Exception) -> str:
+    """One line for an error of one site: ours as worded; anything else (a bug, a library's
+    error on hostile input) named by its type, so that site fails and every other runs."""
+    if isinstance(exc, AnchorpathError):
+        return str(exc)
+    return f"unexpected {type(exc).__name__}: {excerpt(str(exc), 200)}"
+
+
 def _ignore(kind: str, data: Mapping[str, Any]) -> None:
     return None
 
@@ -336,8 +348,8 @@ def run_all(
     for path in paths:
         try:
             sf = load_selector_file(path)
-        except AnchorpathError as exc:
-            outcomes[path.stem] = SiteOutcome(path.stem, "error", EXIT_ERROR, reason=str(exc))
+        except Exception as exc:  # one broken file is that site's error
+            outcomes[path.stem] = SiteOutcome(path.stem, "error", EXIT_ERROR, reason=_reason(exc))
             order.append(path.stem)
             continue
         if sf.site.id in outcomes or any(s.sf.site.id == sf.site.id for s in loaded):
@@ -377,10 +389,10 @@ def run_all(
                 site = loaded[i]
                 try:
                     _prepare(site, options, store, report, remote=remote)
-                except AnchorpathError as exc:
+                except Exception as exc:  # that site's error, the others run
                     site.release()
                     sid = site.sf.site.id
-                    outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=str(exc))
+                    outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=_reason(exc))
                     report("done", {"site": sid, "verdict": "error"})
                     continue
                 seeder.ahead(site)
@@ -552,6 +564,8 @@ def _finish(site: _Site, outcome: CrawlOutcome | str) -> SiteOutcome:
         return SiteOutcome(sid, "error", EXIT_ERROR, took, str(exc))
     except OSError as exc:
         return SiteOutcome(sid, "error", EXIT_ERROR, took, f"{site.job.run_dir}: {exc}")
+    except Exception as exc:  # that site's error, the others are decided
+        return SiteOutcome(sid, "error", EXIT_ERROR, took, _reason(exc))
     assert site.lock is not None
     result.took_over_lock = site.lock.took_over
     return SiteOutcome(

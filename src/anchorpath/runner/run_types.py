@@ -85,6 +85,9 @@ class RunResult:
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     #: Pages whose declared charset does not fit their bytes ("URL: what was found").
     charset: list[str] = field(default_factory=list)
+    #: What extraction coerced or guessed ("note (on N page(s), first URL)"), see
+    #: :func:`~anchorpath.runner.checkpoint.extraction_notes`.
+    extraction: list[str] = field(default_factory=list)
     drift: DriftResult | None = None
     bundle: Path | None = None
     reason: str | None = None

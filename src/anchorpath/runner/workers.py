@@ -28,6 +28,7 @@ import multiprocessing.connection
 import os
 import pickle
 import queue
+import signal
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -58,6 +59,10 @@ def _worker_main(
                 os._exit(1)  # the submitting process is gone, and its locks and store with it
 
     threading.Thread(target=watch, name="anchorpath-watch", daemon=True).start()
+    # Ctrl-C in a terminal reaches the whole process group. The submitting process says what
+    # became of the job; a worker leaves at once and quietly (no traceback per process), as
+    # after kill -9: the sites it crawled resume from their checkpoints.
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(1))
     # One thread writes this process's pipe, in the order messages were made: a task's result
     # waits there until the submitting process reads it (busy gating and committing an
     # earlier result, it may take a while), while the next task already runs.

@@ -45,7 +45,12 @@ __all__ = [
 
 
 class ExtractionWarning(UserWarning):
-    """Something was coerced or guessed while extracting (the value is still produced)."""
+    """Something was coerced or guessed while extracting (the value is still produced).
+
+    :func:`extract` warns with it; :func:`evaluate_page` returns the same texts in
+    :attr:`PageResult.notes` instead (no process-global warning state: runs extract pages on
+    several threads, and their reports, not stderr, are where such notes belong).
+    """
 
 
 @dataclass(frozen=True)
@@ -182,16 +187,19 @@ class CompiledSelectors:
                 return pt
         return None
 
-    def page_type_named(self, name: str) -> _CompiledPageType:
-        """The page type called ``name``; :class:`NoPageTypeError` naming the others if none."""
+    def page_type(self, name: str) -> _CompiledPageType:
+        """The page type called ``name``; NoPageTypeError naming the known ones otherwise."""
         for pt in self.page_types:
             if pt.spec.name == name:
                 return pt
-        raise NoPageTypeError(f"no page type {name!r} (page types: {self.describe()})")
+        known = ", ".join(pt.spec.name for pt in self.page_types)
+        raise NoPageTypeError(
+            f"{self.selector_file.site.id}: no page type {name!r} (page types: {known})"
+        )
 
     def describe(self) -> str:
-        """``list (^https?://…), detail (…)``: the page types with their URL patterns."""
-        return ", ".join(f"{pt.spec.name} ({pt.spec.match})" for pt in self.page_types)
+        """``list (match '^https?://…'), detail (…)``: the page types with their patterns."""
+        return ", ".join(f"{pt.spec.name} (match {pt.spec.match!r})" for pt in self.page_types)
 
 
 # Keyed by object identity: the models hold dicts, so they are unhashable. Entries keep their
@@ -485,7 +493,8 @@ def _eval_field(
     node: etree._Element,
     base: Callable[[], str],
     trace: bool,
-    index: dict[tuple[str, str], Any] | None = None,
+    index: dict[tuple[str, str], Any] | None,
+    notes: list[str],
 ) -> tuple[Any, list[str], FieldTrace | None]:
     spec = cf.spec
     problems: list[str] = []
@@ -515,20 +524,14 @@ def _eval_field(
     elements = [i for i in items if isinstance(i, etree._Element)]
     if elements and spec.type != "list":
         if len(items) > 1:
-            warnings.warn(
-                f"field {spec.name!r}: XPath returned {len(items)} elements; first used",
-                ExtractionWarning,
-                stacklevel=2,
-            )
+            notes.append(f"field {spec.name!r}: XPath returned {len(items)} elements; first used")
             items = items[:1]
             texts = _texts(items, norm)
         elif len(elements[0]):
             # A leaf element's text is unambiguous; an element with markup inside is not.
-            warnings.warn(
+            notes.append(
                 f"field {spec.name!r}: XPath returned an element with child elements where "
-                "text is expected; coerced to its text",
-                ExtractionWarning,
-                stacklevel=2,
+                "text is expected; coerced to its text"
             )
     ft = None
     if trace:
@@ -554,14 +557,15 @@ def _record(
     url: str,
     base: Callable[[], str],
     trace: bool,
-    index: dict[tuple[str, str], Any] | None = None,
+    index: dict[tuple[str, str], Any] | None,
+    notes: list[str],
 ) -> Record:
     values: dict[str, Any] = {}
     traces: dict[str, FieldTrace] = {}
     problems: list[str] = []
     missing: list[str] = []
     for cf in cpt.fields:
-        value, probs, ft = _eval_field(cf, node, base, trace, index)
+        value, probs, ft = _eval_field(cf, node, base, trace, index, notes)
         name = cf.spec.name
         values[name] = value
         if probs:
@@ -586,6 +590,8 @@ class PageResult:
     next_url: str | None = None
     record_root_count: int | None = None
     anchors_present: Mapping[str, bool] = field(default_factory=dict)
+    #: what was coerced or guessed (the texts :func:`extract` warns with), each once
+    notes: tuple[str, ...] = ()
 
 
 def _hrefs(xp: etree.XPath, doc: etree._Element, base: str, what: str) -> list[str]:
@@ -657,14 +663,13 @@ def evaluate_page(
     anchors: bool = True,
     page_type: str | None = None,
 ) -> PageResult:
-    """Evaluate a parsed page; a page no page type matches yields no records (not an error:
-    a crawl counts such pages as unmatched).
+    """Evaluate a parsed page; a page no page type matches yields no records (not an error).
 
     ``anchors=False`` skips the drift signal ``anchors_present`` (a scan of the page's text),
-    which callers that only want records do not need. ``page_type`` forces that page type
-    whatever the URL (:class:`NoPageTypeError` if there is none of that name).
+    which callers that only want records do not need. ``page_type`` evaluates the page as that
+    page type whatever its URL (an unknown name is an :class:`ExtractionError`).
     """
-    cpt = compiled.page_type_for(url) if page_type is None else compiled.page_type_named(page_type)
+    cpt = compiled.page_type_for(url) if page_type is None else compiled.page_type(page_type)
     base = _LazyBase(doc, url)
     next_url = None
     if compiled.next_page is not None:
@@ -673,20 +678,28 @@ def evaluate_page(
     if cpt is None:
         return PageResult(url, None, (), next_url=next_url)
     index = _label_index(cpt, doc) if cpt.label_queries else None
+    notes: list[str] = []
     if cpt.record_root is not None:
         found = _call(cpt.record_root, doc, f"record_root of page type {cpt.spec.name!r}")
         roots = [n for n in _as_items(found) if isinstance(n, etree._Element)]
-        records = tuple(_record(cpt, n, url, base, trace, index) for n in roots)
+        records = tuple(_record(cpt, n, url, base, trace, index, notes) for n in roots)
         count: int | None = len(roots)
     else:
-        records = (_record(cpt, doc, url, base, trace, index),)
+        records = (_record(cpt, doc, url, base, trace, index, notes),)
         count = None
     links: list[str] = []
     for xp in cpt.follow:
         links += _hrefs(xp, doc, base(), f"a follow link of page type {cpt.spec.name!r}")
     present = _anchors_present(cpt, doc, index) if anchors and cpt.anchor_labels else {}
     return PageResult(
-        url, cpt.spec.name, records, tuple(dict.fromkeys(links)), next_url, count, present
+        url,
+        cpt.spec.name,
+        records,
+        tuple(dict.fromkeys(links)),
+        next_url,
+        count,
+        present,
+        tuple(dict.fromkeys(notes)),
     )
 
 
@@ -700,19 +713,23 @@ def extract(
     page_type: str | None = None,
 ) -> list[Record]:
     """Records of one page. Pure: ``html`` is the page (bytes are decoded by HTTP charset >
-    BOM > ``<meta>`` > detection); ``url`` picks the page type and resolves relative links.
+    BOM > ``<meta>`` > detection); ``url`` picks the page type (unless ``page_type`` names
+    one) and resolves relative links. What was coerced or guessed is an
+    :class:`ExtractionWarning` (each text once).
 
-    ``page_type`` forces a page type by name, whatever the URL. A page whose URL no page type
-    matches raises :class:`NoPageTypeError` naming the URL and the page types' patterns: an
-    empty list means the page type matched and found no record, never "not looked at".
-    """
+    A page whose URL no page type matches raises :class:`NoPageTypeError` naming the URL and
+    the page types' patterns: an empty list always means a page of a known type that lists
+    no record, never a page that was not looked at."""
     compiled = compile_selectors(selector_file, trace=trace)
-    if page_type is None and compiled.page_type_for(url) is None:
+    if page_type is not None:
+        compiled.page_type(page_type)  # an unknown name fails before the page is parsed
+    elif compiled.page_type_for(url) is None:
         raise NoPageTypeError(
-            f"no page type matches {url} (page types: {compiled.describe()}); give the URL "
-            "the page was fetched from, or force a page type by name"
+            f"{url}: matches no page type of {selector_file.site.id} ({compiled.describe()}); "
+            "pass page_type= (anchorpath extract --page-type) to choose one"
         )
     doc = parse_html(html, http_charset, plain=True)
-    return list(
-        evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type).records
-    )
+    result = evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type)
+    for note in result.notes:
+        warnings.warn(note, ExtractionWarning, stacklevel=2)
+    return list(result.records)

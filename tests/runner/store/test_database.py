@@ -47,6 +47,9 @@ def test_new_changed_withdrawn_and_scd2(tmp_path: Path) -> None:
     day1 = {"a": {"k": "a", "v": 1, "t": LONG}, "b": {"k": "b", "v": 2, "t": LONG}}
     ev1 = _commit(store, "r1", "2024-01-01", day1)
     assert [(e.kind, e.key) for e in ev1] == [("new", "a"), ("new", "b")]
+    # a new event carries the record's values (old: None), stored and read back as such
+    assert ev1[0].fields == {"k": (None, "a"), "t": (None, LONG), "v": (None, 1)}
+    assert store.events("r1")[1].fields == ev1[1].fields
     day2 = {
         "a": {"k": "a", "v": 10, "t": LONG},  # real change
         "b": {"k": "b", "v": 2, "t": LONG.replace(". ", " .  ", 1)},  # SimHash near-duplicate

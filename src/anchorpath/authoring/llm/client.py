@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 __all__ = ["ChatAnswer", "ChatRequest", "LLMClient", "Message", "Purpose", "schema_problems"]
 
 #: Why a call was made (recorded in the ledger).
-Purpose = Literal["fields", "values", "reask", "perturb"]
+Purpose = Literal["fields", "values", "reask", "perturb", "check"]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,14 @@ from anchorpath._errors import ConfigError, LLMError
 from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, schema_problems
 from anchorpath.authoring.llm.templates import load_template
 
-__all__ = ["API_KEY_ENV", "SCHEMA_NOTE", "OpenAIClient", "endpoint_host", "parse_json_answer"]
+__all__ = [
+    "API_KEY_ENV",
+    "SCHEMA_NOTE",
+    "OpenAIClient",
+    "endpoint_host",
+    "parse_json_answer",
+    "unreachable_hint",
+]
 
 #: Checked before the variable named by ``[llm] api_key_env`` (default ``OPENAI_API_KEY``).
 API_KEY_ENV = "ANCHORPATH_LLM_API_KEY"
@@ -43,6 +50,21 @@ def endpoint_host(base_url: str) -> str:
     parts = urlsplit(base_url)
     host = parts.hostname or base_url
     return f"{host}:{parts.port}" if parts.port else host
+
+
+def unreachable_hint(base_url: str) -> str:
+    """What to do when the endpoint at ``base_url`` cannot be reached: where the URL comes
+    from (the default, when nothing set one), how to set it, and the way that needs no model."""
+    where = (
+        f"{base_url} is the default [llm] base_url (nothing configured one)"
+        if base_url == LLMConfig.base_url
+        else f"is an OpenAI-compatible server running at {base_url}?"
+    )
+    return (
+        f"{where}: set the endpoint with ANCHORPATH_LLM_BASE_URL=http://HOST:PORT/v1 or "
+        "base_url in the [llm] table of anchorpath.toml, and try it with `anchorpath llm "
+        "check`; authoring from example values (--examples EX.json) needs no model"
+    )
 
 
 def parse_json_answer(text: str | None) -> tuple[Any, str | None]:
@@ -247,7 +269,7 @@ class OpenAIClient:
                     continue
                 raise LLMError(
                     f"{self.endpoint}: LLM endpoint {kind} after {attempts} attempt(s)"
-                    f" (timeout {cfg.timeout:g}s)"
+                    f" (timeout {cfg.timeout:g}s); {unreachable_hint(cfg.base_url)}"
                 ) from None
             except self._openai.OpenAIError as exc:
                 raise LLMError(

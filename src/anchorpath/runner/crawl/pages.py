@@ -23,7 +23,8 @@ from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
-from anchorpath.runner.checkpoint import ArchivedPage, Checkpoint, PageEntry, RecordEntry
+from anchorpath.runner.archive import ArchivedPage
+from anchorpath.runner.checkpoint import Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.runner.drift.template import template_fields, template_texts
 from anchorpath.selectors.decode import charset_mismatch
@@ -171,6 +172,7 @@ def extract_page(
         anchors_present=dict(pr.anchors_present),
         source=source,
         charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
+        notes=pr.notes,
     )
     return ExtractedPage(page, records, pr.next_url, pr.links)
 
@@ -198,9 +200,9 @@ class PageReader:
     ) -> tuple[str | None, tuple[str, ...]]:
         """Fetch (or replay) one page, extract it and add its records to the checkpoint;
         returns the page's next URL and links. Raises ``OriginBlocked`` for a login wall."""
-        archived = archive.get(item.url)
+        archived = archive.get(item.url)  # a 2xx, or a 304 with the body it stands for
         headers: Mapping[str, str]
-        if archived is not None and 200 <= archived.status < 300:
+        if archived is not None:
             body, headers, final_url, status = (
                 archived.body,
                 archived.headers,

@@ -12,31 +12,34 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
 from anchorpath.runner.drift.check import (
     BASELINE_WINDOW,
     DriftResult,
     baseline_window,
     check_drift,
-    is_young,
+    needs_seed,
     seed_baseline,
 )
 from anchorpath.runner.drift.stats import RunStats, TextFacts, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
-from anchorpath.runner.store.database import Store
+from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.load import fixture_path
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
     "INVALID_SHARE_DRIFT",
     "ChecksAhead",
+    "RollingBaseline",
+    "StoreBaseline",
     "add_validation_evidence",
     "baseline",
     "check",
@@ -44,10 +47,10 @@ __all__ = [
     "fixture_records",
     "gate",
     "looks_empty",
-    "needs_seed",
     "page_result",
     "run_stats",
     "seed_for",
+    "stats_of",
     "validate_records",
     "wilson_lower",
 ]
@@ -139,16 +142,18 @@ def run_stats(
 
 def committed_history(store: Store, sf: SelectorFile) -> list[RunStats]:
     """The statistics of the site's last committed runs, oldest first."""
-    return [
-        RunStats.from_dict(r.stats)
-        for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
-        if isinstance(r.stats, dict)
-    ]
+    rows = reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
+    return [s for s in map(stats_of, rows) if s is not None]
 
 
-def needs_seed(real: Sequence[RunStats]) -> bool:
-    """Whether a baseline of these committed runs is still seeded (fewer than three, or young)."""
-    return not (len(real) >= 3 and not is_young(real))
+def stats_of(run: RunRow) -> RunStats | None:
+    """A committed run's statistics as the baseline reads them (``reviewed`` when a person
+    accepted the run), or None when it has none."""
+    if not isinstance(run.stats, dict):
+        return None
+    stats = RunStats.from_dict(run.stats)
+    stats.reviewed = stats.reviewed or run.verdict == "accepted"
+    return stats
 
 
 def seed_for(sf: SelectorFile, sf_path: Path) -> list[RunStats]:
@@ -171,6 +176,58 @@ def baseline(
     if not needs_seed(real):
         return baseline_window([], real)
     return baseline_window(seed() if seed is not None else seed_for(sf, sf_path), real)
+
+
+class StoreBaseline:
+    """The baseline of a run against the store (:func:`baseline`), read once, when first
+    asked (a run stopped before the gate may never need it; its report reads it after)."""
+
+    def __init__(
+        self,
+        store: Store,
+        sf: SelectorFile,
+        sf_path: Path,
+        seed: Callable[[], list[RunStats]] | None = None,
+    ) -> None:
+        self.store, self.sf, self.sf_path, self.seed = store, sf, sf_path, seed
+        self._history: list[RunStats] | None = None
+
+    def history(self) -> list[RunStats]:
+        if self._history is None:
+            self._history = baseline(self.store, self.sf, self.sf_path, self.seed)
+        return self._history
+
+
+class RollingBaseline:
+    """The baseline of runs committed one after another by this process (``replay``): the
+    statistics of the last committed runs kept in memory (:meth:`add` after each commit), so
+    that the gate reads no database; the same history :func:`baseline` would read from the
+    store at that point. The seed from the fixtures is computed once, when first needed."""
+
+    def __init__(self, sf: SelectorFile, sf_path: Path, committed: Sequence[RunStats | None]):
+        self.sf, self.sf_path = sf, sf_path
+        #: oldest first; None: a committed run without statistics
+        self.committed: list[RunStats | None] = list(committed)[-BASELINE_WINDOW:]
+        self._seed: list[RunStats] | None = None
+
+    @classmethod
+    def from_store(cls, store: Store, sf: SelectorFile, sf_path: Path) -> RollingBaseline:
+        """Start from the committed runs ``store`` holds."""
+        rows = store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
+        return cls(sf, sf_path, [stats_of(r) for r in reversed(rows)])
+
+    def add(self, stats: Mapping[str, Any] | None) -> None:
+        """A run was committed with these statistics (as the store keeps them)."""
+        self.committed.append(RunStats.from_dict(stats) if isinstance(stats, dict) else None)
+        del self.committed[:-BASELINE_WINDOW]
+
+    def history(self) -> list[RunStats]:
+        real = [s for s in self.committed if s is not None]
+        if not needs_seed(real):
+            return baseline_window([], real)
+        if self._seed is None:
+            self._seed = seed_for(self.sf, self.sf_path)
+        return baseline_window(self._seed, real)
 
 
 def check(stats: RunStats, history: list[RunStats]) -> DriftResult:
@@ -271,9 +328,9 @@ def fixture_records(sf: SelectorFile, sf_path: Path) -> list[dict[str, Any]]:
     for fx in sf.fixtures:
         if not fx.records:
             continue
-        path = sf_path.parent / fx.records
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            path = fixture_path(sf_path, fx.records)
+            data = loads_json(read_capped(path, MAX_PAGE_BYTES, regular=True).decode("utf-8"))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict):

@@ -29,9 +29,12 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
     E.g. ``pages``, ``records``, ``flagged``, ``new``, ``changed``, ``withdrawn``, ``unchanged``.
 ``events`` (list[dict])
     ``{"kind": "new"|"changed"|"withdrawn", "key": str, "changes": {field: [old, new]}}``;
-    ``changes`` only for ``changed``.
+    ``changes`` only for ``changed``; a ``new`` event has ``values`` (``{field: value}``).
 ``charset`` (list[str])
     ``"URL: declared X, but the bytes are Y ..."`` per page whose charset does not fit.
+``extraction`` (list[str])
+    What extraction coerced or guessed: ``"field 'x': XPath returned 2 elements; first used
+    (on N page(s), first URL)"``.
 ``duplicates`` (list[dict])
     ``{"key": str, "pages": [url, ...]}``: keys that different records carried in one run.
 ``drift`` (dict)
@@ -141,6 +144,9 @@ def _event_line(ev: Mapping[str, Any]) -> tuple[str, str, str]:
         else f"{k}: {_short(v)}"
         for k, v in changes.items()
     )
+    values = ev.get("values") or {}
+    if values:  # a new record: its values as they are
+        detail = "; ".join(f"{k}: {_short(v)}" for k, v in values.items())
     return str(ev.get("kind", "")), str(ev.get("key", "")), detail
 
 
@@ -171,6 +177,11 @@ _CHARSET_NOTE = (
     "The charset these pages declare (HTTP Content-Type) does not decode their bytes, another "
     "one does: their text values hold U+FFFD replacement characters, which is what breaks "
     "their schema, not the selectors. Ask the site to fix the header."
+)
+_EXTRACTION_NOTE = (
+    "Values were still produced, but an XPath matched more than it should (the first node "
+    "was used) or an element with markup inside where a text was expected. Tighten the field's "
+    "XPath (anchorpath author edit) if the value read is not the one meant."
 )
 
 
@@ -209,6 +220,10 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     if charset:
         lines += ["", f"## Charset mismatch ({len(charset)} pages)", "", _CHARSET_NOTE, ""]
         lines += [f"- {c}" for c in charset]
+    extraction = summary.get("extraction") or []
+    if extraction:
+        lines += ["", f"## Extraction notes ({len(extraction)})", "", _EXTRACTION_NOTE, ""]
+        lines += [f"- {n}" for n in extraction]
     drift = summary.get("drift") or {}
     if drift:
         lines += [
@@ -346,6 +361,12 @@ def render_html(summary: Mapping[str, Any]) -> str:
         out.append(f"<h2>Charset mismatch ({len(charset)} pages)</h2>")
         out.append(f"<p class=ev>{html.escape(_CHARSET_NOTE)}</p><ul>")
         out += [f"<li>{html.escape(str(c))}</li>" for c in charset]
+        out.append("</ul>")
+    extraction = summary.get("extraction") or []
+    if extraction:
+        out.append(f"<h2>Extraction notes ({len(extraction)})</h2>")
+        out.append(f"<p class=ev>{html.escape(_EXTRACTION_NOTE)}</p><ul>")
+        out += [f"<li>{html.escape(str(n))}</li>" for n in extraction]
         out.append("</ul>")
     duplicates = summary.get("duplicates") or []
     if duplicates:

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.checkpoint import Checkpoint, InvalidRecord, archived_pages
+from anchorpath.runner.archive import last_archived
+from anchorpath.runner.checkpoint import Checkpoint, InvalidRecord
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.report.alert import write_alert_bundle
 from anchorpath.runner.report.changerate import assess
 from anchorpath.runner.report.render import write_reports
-from anchorpath.runner.run_types import RunResult, warc_segments
+from anchorpath.runner.run_types import RunResult
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.evaluate import evaluate_page, parse_html
@@ -86,12 +87,14 @@ def change_rate(store: Store, site: str) -> dict[str, Any]:
     return d
 
 
-def snapshots(run_dir: Path, urls: list[str]) -> list[tuple[str, bytes]]:
-    """Up to :data:`BUNDLE_SNAPSHOTS` archived pages of ``run_dir``, in the order of ``urls``."""
-    pages = archived_pages(warc_segments(run_dir))
+def snapshots(run_dir: Path, urls: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
+    """Up to :data:`BUNDLE_SNAPSHOTS` pages of ``run_dir`` as the run read them (a 304 with the
+    body it stands for, :func:`~anchorpath.runner.archive.last_archived`), in the order of
+    ``urls`` (``(url, final_url)`` pairs: a redirected page's body is its target's)."""
+    pages = last_archived(run_dir)
     out = []
-    for url in urls:
-        page = pages.get(url)
+    for url, final_url in urls:
+        page = pages.get(final_url) or pages.get(url)
         if page is not None:
             out.append((url, page.body))
         if len(out) >= BUNDLE_SNAPSHOTS:
@@ -116,13 +119,13 @@ def write_bundle(
     if good_runs and good_runs[0].run_dir:
         good_dir = Path(good_runs[0].run_dir)
         rows = store._query(
-            "SELECT url FROM pages WHERE run_id = ? ORDER BY rowid", (good_runs[0].id,)
+            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (good_runs[0].id,)
         )
-        last_good = snapshots(good_dir, [r[0] for r in rows])
+        last_good = snapshots(good_dir, [(r[0], r[1] or r[0]) for r in rows])
         for url, body in last_good:
             pr = evaluate_page(compiled, parse_html(body, plain=True), url)
             last_records += [r.to_dict() for r in pr.records]
-    failing = snapshots(result.run_dir, [p.url for p in cp.pages])
+    failing = snapshots(result.run_dir, [(p.url, p.final_url) for p in cp.pages])
     failing_urls = {u for u, _ in failing}
     failing_records = [
         {"_url": r.url, "_page_type": r.page_type, **r.values}
@@ -187,6 +190,8 @@ def run_summary(
         "finished_at": finished,
         "resumed": result.resumed,
         "complete": result.complete,
+        # the pages a ``--url`` run was limited to (replay reads how it reached them)
+        "urls": list(cp.options.get("urls") or []),
         "counts": {
             **result.counts(),
             "unseen": result.unseen,
@@ -194,6 +199,7 @@ def run_summary(
             "replayed": result.replayed,
         },
         "charset": result.charset,
+        "extraction": result.extraction,
         "duplicates": [
             {"key": key, "pages": pages} for key, pages in sorted(result.duplicates.items())
         ],
@@ -204,6 +210,8 @@ def run_summary(
                 **(
                     {"changes": {k: [o, n] for k, (o, n) in e.fields.items()}}
                     if e.kind == "changed"
+                    else {"values": {k: n for k, (_, n) in e.fields.items()}}
+                    if e.kind == "new"
                     else {}
                 ),
             }

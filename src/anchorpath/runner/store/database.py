@@ -166,7 +166,9 @@ def locator(url: str) -> str:
 
 @dataclass(frozen=True)
 class Event:
-    """One change. ``fields`` maps a changed field to ``[old, new]`` (empty for new/withdrawn)."""
+    """One change. ``fields`` maps a changed field to ``(old, new)``: for ``new``, every field
+    with a value (``old`` None), so a consumer of the events needs no second look at the
+    records; empty for ``withdrawn``."""
 
     key: str
     kind: str
@@ -219,7 +221,7 @@ def compute_events(
         values = seen[key]
         old = current.get(key)
         if old is None:
-            events.append(Event(key, "new"))
+            events.append(Event(key, "new", changed_fields({}, values)))
         elif old.values != values and old.content_hash != content_hash(values):
             # (equal values: no field differs, so no event; comparing them is much cheaper
             # than hashing)

@@ -126,7 +126,7 @@ def iter_events(db_path: Path, site: str, since: str | None = None) -> Iterator[
     """The events of ``site`` recorded at or after ``since`` (default: all), oldest first.
 
     Each row is ``{"at", "run_id", "key", "kind", "fields"}``; ``fields`` maps a changed field
-    to ``{"old": ..., "new": ...}``.
+    to ``{"old": ..., "new": ...}`` (a new record's every field with a value, ``old`` null).
     """
     sql = "SELECT at, run_id, key, kind, fields_json FROM events WHERE site = ?"
     args: tuple[Any, ...] = (site,)

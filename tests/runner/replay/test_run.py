@@ -6,7 +6,6 @@ database or backfilled into the store.
 
 from __future__ import annotations
 
-import gc
 import json
 import shutil
 from dataclasses import replace
@@ -19,19 +18,14 @@ from anchorpath._errors import ConfigError, RunError
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner.drift.check import BASELINE_WINDOW
 from anchorpath.runner.pipeline import run_site
-from anchorpath.runner.replay import (
-    ReplayOptions,
-    ReplayRefused,
-    _cycles_uncollected,
-    _Tally,
-    parse_time,
-    replay_site,
-)
+from anchorpath.runner.replay.backfill import ReplayRefused
+from anchorpath.runner.replay.plan import ReplayOptions, parse_time
+from anchorpath.runner.replay.run import replay_site
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data, save_selector_file
 
-from .conftest import fast
+from ..conftest import fast
 
 SITE = "mfds-dmf"
 
@@ -270,7 +264,7 @@ def test_each_run_of_a_long_window_is_gated_against_the_scratch_databases_baseli
 ) -> None:
     """The replay keeps the drift baseline in memory as it commits: for every run it is the
     baseline the scratch database gives at that point (window full, error runs left out)."""
-    import anchorpath.runner.replay as replay_mod
+    import anchorpath.runner.decide as decide_mod
     from anchorpath.runner.drift import gate as gate_mod
 
     sel, state = long_history
@@ -285,37 +279,8 @@ def test_each_run_of_a_long_window_is_gated_against_the_scratch_databases_baseli
         checked.append(len(history))
         return gate_mod.gate(stats, history, *args)
 
-    monkeypatch.setattr(replay_mod, "gate", gate)
+    monkeypatch.setattr(decide_mod, "gate", gate)
     result = replay_site(ReplayOptions(SITE, sel, state, settings=fast()), max_in_flight=3)
     verdicts = [r.verdict for r in result.runs]
     assert verdicts.count("error") == 1 and verdicts.count("ok") == len(verdicts) - 1
     assert len(checked) == len(verdicts) - 1 and max(checked) == BASELINE_WINDOW
-
-
-def test_cycle_collection_pauses_while_runs_come_back_and_resumes() -> None:
-    assert gc.isenabled()
-    with pytest.raises(RuntimeError), _cycles_uncollected():
-        assert not gc.isenabled()
-        raise RuntimeError("a failed replay")
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with _cycles_uncollected():
-            pass
-        assert not gc.isenabled()  # the caller's choice stands
-    finally:
-        gc.enable()
-
-
-def test_a_tasks_shard_and_checked_progress_is_added_up() -> None:
-    seen: list[tuple[str, dict[str, Any]]] = []
-    tally = _Tally(lambda kind, data: seen.append((kind, dict(data))))
-    for pages in (71, 70):
-        tally("shard", {"path": "x.warc.gz", "pages": pages})
-        tally("checked", {"pages": pages})
-    tally("other", {"n": 1})  # anything else goes at once
-    assert seen == [("other", {"n": 1})]
-    tally.flush()
-    assert seen[1:] == [("shard", {"shards": 2, "pages": 141}), ("checked", {"runs": 2})]
-    tally.flush()  # nothing new: nothing sent
-    assert len(seen) == 3
