@@ -297,7 +297,8 @@ def _cli(args: Sequence[str]) -> tuple[int, str, str]:
 
 def author(name: str, seeds: Sequence[Page], examples: Sequence[list[str]], work: Path) -> Authored:
     """``anchorpath author new-site NAME --seed pageN.html --seed-url URL … --examples ex.json
-    --list-page --yes`` as a user runs it; the file it writes (exit 0 or 5) is the result."""
+    --list-page --key title --yes`` as a user runs it; the file it writes (exit 0 or 5) is the
+    result."""
     site_dir = work / name
     site_dir.mkdir(parents=True, exist_ok=True)
     args = ["author", "new-site", name]
@@ -308,7 +309,10 @@ def author(name: str, seeds: Sequence[Page], examples: Sequence[list[str]], work
         args += ["--seed", str(f), "--seed-url", p.url]
         ex[str(f)] = {"title": list(e)}
     (site_dir / "examples.json").write_text(json.dumps(ex, ensure_ascii=False), "utf-8")
-    args += ["--examples", str(site_dir / "examples.json"), "--list-page", "--yes"]
+    # --key title: a site's records have only this field, and the CLI refuses to pick a key
+    # by default when a title repeats on a seed page (its error says to give --key).
+    args += ["--examples", str(site_dir / "examples.json"), "--list-page", "--key", "title"]
+    args += ["--yes"]
     args += ["--out", str(site_dir)]
     target = site_dir / f"{name}.json"
     target.unlink(missing_ok=True)
@@ -592,7 +596,8 @@ def lists_section(
         "Task: author `title` from pages 1–2 of each site (three example titles each), extract page 3,",
         "compare with every record's title in `page3.records.csv` (63 real 2017 search-result templates).",
         "Through the CLI as a user runs it: `anchorpath author new-site SITE --seed page1.html",
-        "--seed-url URL1 --seed page2.html --seed-url URL2 --examples ex.json --list-page --yes`, then",
+        "--seed-url URL1 --seed page2.html --seed-url URL2 --examples ex.json --list-page --key title",
+        "--yes`, then",
         "`anchorpath extract -s SITE.json --url URL3 page3.html` (click's runner, in process). A file",
         "written with exit 5 (partial) counts as authored. Sites are split by a fixed rule",
         "(`split_half`: names sorted, alternately tune and check); authoring was developed looking",
