@@ -167,7 +167,9 @@ def test_url_no_page_type_matches_is_an_error_not_an_empty_list() -> None:
     """[] would read as "no records on this page"; a page no page type matches was never
     looked at: a typed error naming the URL and the patterns, unless a page type is forced."""
     sf = make_sf({"brand": f(label("Brand"))})
-    with pytest.raises(NoPageTypeError, match=r"https://shop.example/about: matches no page type of test-shop"):
+    with pytest.raises(
+        NoPageTypeError, match=r"https://shop.example/about: matches no page type of test-shop"
+    ):
         extract(sf, detail_page(ROWS), "https://shop.example/about")
     (rec,) = extract(sf, detail_page(ROWS), "https://shop.example/about", page_type="product")
     assert rec.values["brand"]
