@@ -162,6 +162,11 @@ class RunError(AnchorpathError):
     """A run cannot start or continue (lock held by a live run, unknown site, ...)."""
 
 
+class SiteStopped(RunError):
+    """The site is stopped (robots.txt or terms changed, refused, rate-limited, walls):
+    ``anchorpath run`` refuses it until a person runs ``anchorpath resume``."""
+
+
 class BundleError(AnchorpathError):
     """A drift bundle cannot be written, or read back for re-authoring."""
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
-__all__ = ["EXCERPT_CHARS", "excerpt", "quote_name", "terminal_safe"]
+__all__ = ["EXCERPT_CHARS", "did_you_mean", "excerpt", "quote_name", "terminal_safe"]
 
 #: Longest excerpt of a value that a failure line or error message repeats.
 EXCERPT_CHARS = 80
@@ -94,3 +95,23 @@ def quote_name(name: object, limit: int = 4 * EXCERPT_CHARS) -> str:
     ):
         return text
     return excerpt(text, limit)
+
+
+def did_you_mean(names: Iterable[str], known: Iterable[str]) -> str:
+    """`` (did you mean 'isbn'?)`` for the ``names`` close to one of ``known`` (a typo), else
+    `` (known: a, b)`` when there are few known names, else nothing: to end an error about
+    unknown names."""
+    import difflib
+
+    wrong = list(names)
+    choices = list(dict.fromkeys(known))
+    close = []
+    for name in wrong:
+        match = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+        if match:
+            close.append(f"{match[0]!r}" if len(wrong) == 1 else f"{match[0]!r} for {name!r}")
+    if close:
+        return f" (did you mean {', '.join(close)}?)"
+    if choices and len(choices) <= 12:
+        return f" (known: {', '.join(choices)})"
+    return ""

@@ -57,6 +57,11 @@ def test_new_site_writes_file(tmp_path: Path) -> None:
     want = detail_record(5)
     (rec,) = extract(sf, detail_page(want, seed=5), "https://shop.test/books/5")
     assert rec.values["isbn"] == want["isbn"] and rec.values["series"] == want["series"]
+    # --yes records conservative policy defaults (a run refuses a file without a basis)
+    # and prints them
+    assert sf.policy is not None and sf.policy.basis == "robots"
+    assert sf.policy.retention_days == 365 and sf.policy.store_raw
+    assert "policy (conservative defaults" in res.stderr and "basis: robots" in res.stderr
 
 
 def test_new_site_errors_are_one_line(tmp_path: Path) -> None:
@@ -156,3 +161,20 @@ def test_new_site_wait_for_usage_and_bad_selector_are_one_line(tmp_path: Path) -
     assert res.exit_code == 1
     assert "render.wait_for: 'div[[oops' is not a CSS selector" in res.output
     assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_new_site_yes_writes_golden_fixtures_that_check_verifies(tmp_path: Path) -> None:
+    seeds, exf = _write(tmp_path)
+    sel = tmp_path / "sel"
+    args = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--out", str(sel)]
+    for i, s in enumerate(seeds):
+        args += ["--seed", s, "--seed-url", f"https://shop.test/books/{i}"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    sf = load_selector_file(sel / "shop.json")
+    assert len(sf.fixtures) == 3 and all(fx.records for fx in sf.fixtures)
+    for fx in sf.fixtures:
+        assert (sel / fx.page).is_file() and (sel / str(fx.records)).is_file()
+    res = CliRunner().invoke(main, ["check", str(sel / "shop.json")])
+    assert res.exit_code == 0, res.output
+    assert "3 fixture pages, 3 records reproduced" in res.output

@@ -175,6 +175,7 @@ def test_detail_added_after_a_list_follows_the_list_url_field() -> None:
     existing = parse_selector_data(
         {
             "schema_version": 1,
+            "policy": {"basis": "robots"},
             "site": {"id": "books", "name": "Books"},
             "version": 1,
             "fetch": {"start_urls": ["https://books.example/list/1.html"]},

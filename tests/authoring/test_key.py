@@ -95,3 +95,17 @@ def test_cli_default_key_and_refusal_under_yes(shop: Path) -> None:
     assert not (shop / "selectors" / "other.json").exists()
     chosen = runner.invoke(main, [*args, "--key", "title"])
     assert chosen.exit_code == 0, chosen.output
+
+
+def test_typos_in_key_and_field_names_get_a_did_you_mean(shop: Path) -> None:
+    runner = CliRunner()
+    base = ["author", "new-site", "books", "--seed", "book/1.html", "--seed", "book/2.html"]
+    base += ["--examples", "detail-examples.json", "--yes"]
+    key = runner.invoke(main, [*base, "--key", "isbm"])
+    assert (
+        key.exit_code == 1 and "key field(s) isbm not authored (did you mean 'isbn'?)" in key.output
+    )
+    req = runner.invoke(main, [*base, "--required", "tilte"])
+    assert req.exit_code == 1 and "(did you mean 'title'?)" in req.output
+    typ = runner.invoke(main, [*base, "--type", "athor=list"])
+    assert typ.exit_code == 1 and "(did you mean 'author'?)" in typ.output

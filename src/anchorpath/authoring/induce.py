@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import did_you_mean
 from anchorpath._version import __version__
 from anchorpath.authoring.candidates.ground import DocIndex
 from anchorpath.authoring.pages.detail import author_detail
@@ -289,7 +290,10 @@ def assemble_site(
         key = req[:1] or list(first.fields)[:1]
     missing = [k for k in key if not any(k in pt.fields for pt in page_types.values())]
     if missing:
-        raise AuthoringError(f"key field(s) {', '.join(missing)} not authored")
+        fields = [n for pt in page_types.values() for n in pt.fields]
+        raise AuthoringError(
+            f"key field(s) {', '.join(missing)} not authored" + did_you_mean(missing, fields)
+        )
     urls = list(start_urls) if start_urls else [s.url for s in main.seeds[:1]] or ["about:blank"]
     pagination = next((r.pagination for r in results if r.pagination), None)
     seeds = tuple(Seed(s.url, s.sha256) for r in results for s in r.seeds)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath._text import terminal_safe
+from anchorpath._text import did_you_mean, terminal_safe
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -72,6 +72,7 @@ def _field_requests(
     if unknown:
         raise AuthoringError(
             f"--type/--required name field(s) not in the examples: {', '.join(unknown)}"
+            + did_you_mean(unknown, names)
         )
     return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
 
@@ -118,7 +119,10 @@ def _llm_fields(
     names = [n for n, _, _ in given]
     unknown = [n for n in required if n not in names]
     if unknown:
-        raise AuthoringError(f"--required names unknown field(s): {', '.join(unknown)}")
+        raise AuthoringError(
+            f"--required names unknown field(s): {', '.join(unknown)}"
+            + did_you_mean(unknown, names)
+        )
     return [FieldRequest(n, t, d, required=n in required) for n, t, d in given]
 
 
@@ -266,6 +270,12 @@ def _load_pages(
     "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."
 )
 @click.option(
+    "--allow-constant",
+    is_flag=True,
+    help="With --yes and an LLM: also write a --field whose value is the same on every seed "
+    "(without it such a field is left out as unconfirmed: it may be a planted banner).",
+)
+@click.option(
     "--screenshots/--no-screenshots",
     default=True,
     show_default=True,
@@ -291,6 +301,7 @@ def new_site(
     mutation_seed: int,
     out_dir: str | None,
     yes: bool,
+    allow_constant: bool,
     screenshots: bool,
     open_images: bool,
 ) -> None:
@@ -301,7 +312,11 @@ def new_site(
     reads each seed once, pruned to Markdown, and proposes the value of every --field (or,
     with no field given, the fields too). A proposed value must occur verbatim on its seed or
     it is rejected, re-asked once, then reported not found; answers are cached, so authoring
-    again makes no call, and every call goes to a per-site ledger with tokens and cost.
+    again makes no call, and every call goes to a per-site ledger with tokens and cost. A
+    seed whose answers disagree with the others' (one value for several fields: a page that
+    instructs the model) is dropped, said, and authoring goes on with the others. With --yes,
+    a --field whose value is the same on every seed is left out as unconfirmed unless
+    --allow-constant is given (the session shows it to a person instead).
 
     Either way every value is grounded to its node on every seed, anchor-first XPaths are
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and
@@ -327,7 +342,7 @@ def new_site(
     from anchorpath._config import load_settings
     from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.selectors.load import load_selector_file, save_selector_file
+    from anchorpath.selectors.load import load_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
@@ -374,7 +389,15 @@ def new_site(
         else:
             llm_fields = _llm_fields(field_specs, fields_path, types, required)
             result, failed, llm_client = _author_llm(
-                name, pages, llm_fields, settings, list_page, page_type, match, mutation_seed
+                name,
+                pages,
+                llm_fields,
+                settings,
+                list_page,
+                page_type,
+                match,
+                mutation_seed,
+                allow_constant=allow_constant or not yes,
             )
         starts = None if unrunnable else start_urls or None
         decisions: tuple[str, ...] = ()
@@ -394,6 +417,8 @@ def new_site(
             sf = llm_provenance(sf, llm_client)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+    if sf.policy is None or sf.policy.basis is None:
+        sf = replace(sf, policy=_ask_policy(settings.fetch.contact, _interactive(yes)))
     _print_result(sf, result, key_why, decisions, pages)
     for fname, why in failed.items():
         click.echo(f"  not authored: {fname}: {why}", err=True)
@@ -433,11 +458,23 @@ def new_site(
                 else None,
             )
     else:
+        from anchorpath.authoring.session.fixtures import save_with_fixtures
+
         try:
-            saved = save_selector_file(sf, target)
+            # golden fixtures on every write: `check` and the first runs' baseline need them
+            saved, files = save_with_fixtures(
+                sf,
+                target,
+                pages,
+                result.page_type.name,
+                changed=list(result.page_type.fields),
+            )
         except AnchorpathError as exc:
             raise click.ClickException(str(exc)) from exc
+        fixtures = [f for f in files if f.name.endswith(".records.json")]
         click.echo(f"wrote {target} (version {saved.version})")
+        if fixtures:
+            click.echo(f"  golden fixtures: {len(fixtures)} page(s) in {fixtures[0].parent}")
     _warn_unrunnable(target, unrunnable, urls_unknown)
     if failed:
         click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
@@ -457,6 +494,37 @@ def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) ->
             "`anchorpath run` refuses it until then.",
             err=True,
         )
+
+
+def _ask_policy(contact: str, interactive: bool) -> Any:
+    """The new file's ``policy``: asked in a session, conservative defaults otherwise (and
+    printed, so that the person running a script sees what was recorded for them)."""
+    from anchorpath._config import DEFAULT_CONTACT
+    from anchorpath.authoring.policy import default_policy, describe_policy
+    from anchorpath.selectors.model import BASES, Policy
+
+    policy = default_policy(None if contact == DEFAULT_CONTACT else contact)
+    if not interactive:
+        click.echo("policy (conservative defaults; edit the file to change them):", err=True)
+        for line in describe_policy(policy):
+            click.echo(f"  {line}", err=True)
+        return policy
+    click.echo("Why may this site be collected? (recorded in the file's policy section)")
+    basis = click.prompt("  basis", type=click.Choice(BASES), default=policy.basis)
+    purpose = click.prompt("  purpose", default="", show_default=False).strip() or None
+    who = click.prompt("  contact", default=policy.contact or "", show_default=bool(policy.contact))
+    terms = click.prompt("  terms URL (empty: none)", default="", show_default=False).strip()
+    days = click.prompt(
+        "  retention in days", type=click.IntRange(min=1), default=policy.retention_days
+    )
+    answers = {
+        "basis": basis,
+        "purpose": purpose,
+        "contact": who.strip() or None,
+        "terms_url": terms or None,
+        "retention_days": days,
+    }
+    return Policy.from_dict({k: v for k, v in answers.items() if v is not None})
 
 
 def _interactive(yes: bool) -> bool:
@@ -488,7 +556,10 @@ def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
         unknown = [k for k in key if k not in names]
         if key and not unknown:
             return key, "chosen at the prompt"
-        click.echo(f"not a field: {', '.join(unknown) or '(none given)'}", err=True)
+        if not key:
+            click.echo("no key field given", err=True)
+            continue
+        click.echo(f"not a field: {', '.join(unknown)}{did_you_mean(unknown, names)}", err=True)
 
 
 def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
@@ -588,6 +659,8 @@ def _author_llm(
     page_type: str | None,
     match: str | None,
     mutation_seed: int,
+    *,
+    allow_constant: bool,
 ) -> tuple[Any, dict[str, str], Any]:
     """The LLM path: proposals, checks and the core; prints what the model proposed."""
     from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
@@ -605,6 +678,7 @@ def _author_llm(
             page_type=page_type,
             match=match,
             mutation_seed=mutation_seed,
+            allow_constant=allow_constant,
         )
     finally:
         client.close()

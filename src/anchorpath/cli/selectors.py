@@ -29,6 +29,7 @@ from anchorpath.cli.options import (
 from anchorpath.selectors.evaluate import ExtractionWarning, Record, compile_selectors, extract
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.page_url import declared_url, looks_binary
+from anchorpath.selectors.policy import policy_warnings
 
 
 @click.command()
@@ -56,6 +57,8 @@ def validate(files: tuple[str, ...]) -> None:
             failed = True
             click.echo(terminal_safe(str(exc)), err=True)
             continue
+        for line in policy_warnings(sf, name):
+            click.echo(f"warning: {line}", err=True)
         fields = sum(len(pt.fields) for pt in sf.page_types.values())
         click.echo(
             f"{quote_name(name)}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "

@@ -17,6 +17,10 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
     ``ok`` | ``drift`` | ``blocked`` | ``empty-source`` | ``error`` | ``accepted`` (a drift
     run a person accepted later: ``accepted_by`` and ``accepted_at`` say who and when,
     ``drift_verdict`` keeps the gate's verdict, ``reason`` its one-line why).
+``policy`` (dict)
+    What the report opens with: ``basis``, ``robots`` (per origin: fetch time, sha256),
+    ``terms``, ``completion`` (rate, formula, robots-excluded and gone URLs) and ``stop``
+    (:class:`anchorpath.runner.policy.header.PolicyHeader`).
 ``reason`` (str)
     One line on why the verdict is what it is (e.g. ``drift: applicant, date``).
 ``selector_version`` (int)
@@ -58,11 +62,14 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from anchorpath._errors import RunError
+from anchorpath.runner.policy.header import header_html, header_markdown
 
 __all__ = ["render_html", "render_markdown", "report_json", "write_reports"]
 
@@ -200,6 +207,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     lines = [
         f"# anchorpath run {summary.get('run_id', '?')} — {summary.get('site', '?')}",
         "",
+        *header_markdown(summary.get("policy")),
         f"**Verdict: {summary.get('verdict', '?')}**",
         "",
     ]
@@ -281,7 +289,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f4f4f4}td.n{text-align:right}
-.ok,.accepted{color:#176317}.drift,.blocked,.error{color:#a31515}.empty-source{color:#8a5b00}
+.ok,.accepted{color:#176317}.drift,.blocked,.error,.stopped{color:#a31515}.empty-source{color:#8a5b00}
 .verdict{font-size:1.3em;font-weight:bold}.bad{background:#fde8e8}.ev{font-size:.9em;color:#555}
 svg{vertical-align:middle}
 """
@@ -325,8 +333,24 @@ def _h(v: Any) -> str:
     return html.escape(_fmt(v) if not isinstance(v, str) else v)
 
 
-def render_html(summary: Mapping[str, Any]) -> str:
-    """The report as one self-contained HTML page (inline CSS and SVG, no external URLs)."""
+def _file_links(value: str, base: Path | None) -> str:
+    """Links to the run's files (the WARC value lists its segments, comma-separated): relative
+    to ``base``, the report's directory, so they resolve wherever the state directory is
+    copied or served; absolute ``file:`` URLs without one."""
+    links = []
+    for part in value.split(", "):
+        path = Path(os.path.abspath(part))  # a relative path is the run's working directory's
+        if base is not None:
+            href = quote(Path(os.path.relpath(path, base)).as_posix())
+        else:
+            href = path.as_uri()
+        links.append(f'<a href="{html.escape(href)}"><code>{html.escape(part)}</code></a>')
+    return ", ".join(links)
+
+
+def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
+    """The report as one self-contained HTML page (inline CSS and SVG, no external URLs; the
+    run's files are linked relative to ``base``, the directory the report is written to)."""
     verdict = str(summary.get("verdict", "?"))
     title = f"anchorpath run {summary.get('run_id', '?')} — {summary.get('site', '?')}"
     out = [
@@ -334,6 +358,7 @@ def render_html(summary: Mapping[str, Any]) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
+        *header_html(summary.get("policy")),
         f'<p class="verdict {html.escape(verdict)}">Verdict: {html.escape(verdict)}</p>',
     ]
     meta = [(k, summary.get(k)) for k in _META]
@@ -450,7 +475,7 @@ def render_html(summary: Mapping[str, Any]) -> str:
     paths = summary.get("paths") or {}
     if paths:
         out.append("<h2>Files</h2><ul>")
-        out += [f"<li>{_h(k)}: <code>{_h(v)}</code></li>" for k, v in paths.items()]
+        out += [f"<li>{_h(k)}: {_file_links(str(v), base)}</li>" for k, v in paths.items()]
         out.append("</ul>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
@@ -493,6 +518,8 @@ def write_reports(run_dir: Path, summary: dict[str, Any]) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "report.json").write_text(report_json(summary), encoding="utf-8")
         (run_dir / "report.md").write_text(render_markdown(summary), encoding="utf-8")
-        (run_dir / "report.html").write_text(render_html(summary), encoding="utf-8")
+        (run_dir / "report.html").write_text(
+            render_html(summary, base=run_dir.resolve()), encoding="utf-8"
+        )
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write the run report: {exc}") from exc
