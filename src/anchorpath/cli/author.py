@@ -77,7 +77,9 @@ def _field_requests(
     return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
 
 
-#: Exit status of ``author new-site`` when the file was written without some fields.
+#: Exit status of ``author new-site`` when the file was written but does not reproduce
+#: everything asked: some fields not authored, an example record left out, or a field
+#: right on most seeds only.
 EXIT_PARTIAL = 5
 
 
@@ -320,8 +322,9 @@ def new_site(
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and
     scored under synthetic DOM mutations; the best XPath plus up to two fallbacks is kept per
     field. Values given as lists (one per record, at least two) make it a list page with an
-    induced record root and pagination. Exit status 5: the file was written but some fields
-    could not be authored (listed with the reason).
+    induced record root and pagination. Exit status 5: the file was written but is partial,
+    each reason listed: a field could not be authored, a list example that does not sit in a
+    record like the others was left out, or a list field's XPath is right on most seeds only.
 
     \b
     Examples:
@@ -475,6 +478,9 @@ def new_site(
     _warn_unrunnable(target, unrunnable, urls_unknown)
     if failed:
         click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
+    for short in result.shortfalls:
+        click.echo(terminal_safe(f"partial: {short}"), err=True)
+    if failed or result.shortfalls:
         sys.exit(EXIT_PARTIAL)
 
 
@@ -595,6 +601,9 @@ def _print_result(
         f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
         f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
     )
+    if result.url_pattern is not None:
+        up = result.url_pattern
+        echo(f"  match: {up.describe()}" + "".join(f"; {n}" for n in up.notes))
     for p in pages:
         echo(f"  seed {p.source}: {p.url}" + ("" if p.url_from == "given" else f" ({p.url_from})"))
     if pt.record_root:
@@ -608,7 +617,8 @@ def _print_result(
             f", {len(rep.fallbacks)} fallbacks)"
         )
     for p in result.problems:
-        echo(f"  warning: {p}")
+        if p not in result.shortfalls:  # printed last, as "partial: ..."
+            echo(f"  warning: {p}")
     for line in decisions:
         echo(f"  {line}")
     echo(f"  key: {', '.join(sf.key)} ({key_why})")
