@@ -909,7 +909,7 @@ class Operator:
         return list(json.loads(text)) if text else []
 
 
-_EXIT_VERDICT = {0: "ok", 3: "drift", 4: "blocked", 1: "error"}
+_EXIT_VERDICT = {0: "ok", 3: "drift", 4: "blocked", 5: "stopped", 1: "error"}
 
 
 @dataclass
@@ -933,8 +933,10 @@ def run_site(op: Operator) -> RunOutcome:
     if report and report.get("_dir") and (Path(report["_dir"]) / "bundle").is_dir():
         bundle = Path(report["_dir"]) / "bundle"
     note = ""
-    if call.code not in (0, 3, 4):
-        note = (call.err or call.out).strip().splitlines()[-1:][0] if (call.err or call.out) else ""
+    if call.code not in (0, 3, 4, 5):
+        lines = (call.err + "\n" + call.out).strip().splitlines()
+        said = [ln.strip() for ln in lines if re.match(r"\s*(error|Error):", ln)]
+        note = (said or lines[-1:] or [""])[0]
     return RunOutcome(verdict, str(run_id) if run_id else None, bundle, call.code, note)
 
 
@@ -1126,6 +1128,7 @@ class DayReport:
     repairs_adopted: int
     repairs_tried: int
     missing: list[str] = field(default_factory=list)
+    cli_calls: list[str] = field(default_factory=list)  # the anchorpath commands of the day
     seconds: float = 0.0
 
 
@@ -1185,6 +1188,7 @@ class Life:
         self.server.show(snap)
         calls0 = len(self.server.server.requests)
         self.server.statuses.clear()
+        cli0 = len(self.op.calls)
         actions: list[str] = []
         missing: list[str] = []
         llm_calls = 0
@@ -1201,7 +1205,14 @@ class Life:
             actions += problems
         if self.stopped and not plan.robots_deny:
             if self.op.has("resume"):
-                c = self.op.cli("resume", self.op.site_id)
+                c = self.op.cli(
+                    "resume",
+                    self.op.site_id,
+                    "--by",
+                    "lifecycle-bench",
+                    "--reason",
+                    "robots.txt allows the site again (reviewed)",
+                )
                 actions.append(f"resume: exit {c.code}")
             else:
                 missing.append("anchorpath resume")
@@ -1325,6 +1336,7 @@ class Life:
             site_calls=len(self.server.server.requests) - calls0,
             status_counts=status_counts,
             llm_calls=llm_calls,
+            cli_calls=[" ".join(c.argv[:2]) for c in self.op.calls[cli0:]],
             false_alarm=false_alarm,
             missed_drift=missed,
             repairs_adopted=adopted,
@@ -1465,8 +1477,8 @@ def markdown(
             f"#### `{kind}`",
             "",
             "| day | story | truth | verdicts | events vs truth | lost / extra / wrong | "
-            "wrong committed | site calls | LLM calls | actions |",
-            "|---:|---|---|---|---|---|---:|---:|---:|---|",
+            "wrong committed | site requests | LLM calls | commands | actions |",
+            "|---:|---|---|---|---|---|---:|---:|---:|---:|---|",
         ]
         for d in days:
             ev = "—" if d.events_ok is None else ("✓ " if d.events_ok else "✗ ") + d.events_note
@@ -1475,7 +1487,7 @@ def markdown(
                 f"| {d.day} | {d.story} | {d.truth_verdict} | {' → '.join(d.verdicts)}"
                 f"{' ✓' if d.verdict_ok else ' ✗'} | {ev} | "
                 f"{d.lost} / {d.extra} / {d.wrong} | {d.wrong_committed} | {_calls(d)} | "
-                f"{d.llm_calls} | {acts.replace('|', '/')} |"
+                f"{d.llm_calls} | {len(d.cli_calls)} | {acts.replace('|', '/')} |"
             )
         t = tot[kind]
         lines += [
