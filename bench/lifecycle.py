@@ -1129,6 +1129,7 @@ class DayReport:
     repairs_tried: int
     missing: list[str] = field(default_factory=list)
     cli_calls: list[str] = field(default_factory=list)  # the anchorpath commands of the day
+    repair_attempts: list[tuple[str, bool]] = field(default_factory=list)  # (method, adopted)
     seconds: float = 0.0
 
 
@@ -1234,6 +1235,7 @@ class Life:
         committed_runs: list[str] = []
         false_alarm = missed = False
         adopted = tried = 0
+        attempts: list[tuple[str, bool]] = []
 
         out = self._run()
         verdicts.append(out.verdict)
@@ -1253,6 +1255,7 @@ class Life:
                         self.op, m, out.bundle, self._truth_by_url(snap), self.work / "llm-cache"
                     )
                     llm_calls += r.llm_calls
+                    attempts.append((m, r.adopted))
                     actions.append(
                         f"author repair ({m}): "
                         + ("adopted" if r.adopted else f"not adopted: {r.note}")
@@ -1337,6 +1340,7 @@ class Life:
             status_counts=status_counts,
             llm_calls=llm_calls,
             cli_calls=[" ".join(c.argv[:2]) for c in self.op.calls[cli0:]],
+            repair_attempts=attempts,
             false_alarm=false_alarm,
             missed_drift=missed,
             repairs_adopted=adopted,
@@ -1460,6 +1464,13 @@ def totals(days: Sequence[DayReport]) -> dict[str, Any]:
     if start is not None:
         recover.append(None)
     out["days_to_recover"] = recover
+    by_method: dict[str, list[int]] = {}
+    for d in days:
+        for method, ok in d.repair_attempts:
+            slot = by_method.setdefault(method, [0, 0])
+            slot[0] += ok
+            slot[1] += 1
+    out["repairs_by_method"] = {m: f"{a} of {n}" for m, (a, n) in sorted(by_method.items())}
     ok_next = []
     for i, d in enumerate(days[:-1]):
         if d.repairs_adopted:
@@ -1495,7 +1506,8 @@ def markdown(
             f"Totals `{kind}`: verdicts as the truth says on {t['verdicts_right']} of {t['days']} "
             f"days, false alarms {t['false_alarms']} (after an accept: "
             f"{t['false_alarms_after_accept']}), missed drifts {t['missed_drifts']}, drift days "
-            f"{t['drift_days']}, repairs adopted {t['repairs_adopted']} of {t['repairs_tried']}, "
+            f"{t['drift_days']}, repairs adopted {t['repairs_adopted']} of {t['repairs_tried']} "
+            f"(attempts adopted by method: {t['repairs_by_method']}), "
             f"days to recover {t['days_to_recover']}, ok the day after a repair "
             f"{t['ok_day_after_repair']}, **wrong values committed {t['wrong_values_committed']}**,"
             f" days whose events differ from the truth {t['events_mismatch_days']}, site requests "
