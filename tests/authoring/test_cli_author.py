@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -48,7 +49,11 @@ def test_new_site_writes_file(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     sf = load_selector_file(tmp_path / "sel" / "shop.json")
-    assert sf.key == ("isbn",) and sf.page_types["detail"].match == r"/books/"
+    assert sf.key == ("isbn",)
+    match = sf.page_types["detail"].match
+    assert re.search(match, "https://shop.test/books/5") and not re.search(
+        match, "https://shop.test/"
+    )
     want = detail_record(5)
     (rec,) = extract(sf, detail_page(want, seed=5), "https://shop.test/books/5")
     assert rec.values["isbn"] == want["isbn"] and rec.values["series"] == want["series"]
@@ -131,7 +136,9 @@ def test_new_site_euc_kr_detail_pages_with_typed_date(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     sf = load_selector_file(tmp_path / "sel" / "mfds-dmf.json")
-    assert sf.page_types["detail"].match == r"/dmf/view\.do\?seq="
+    match = sf.page_types["detail"].match
+    assert re.search(match, "http://127.0.0.1:8765/dmf/view.do?page=2&seq=77")
+    assert not re.search(match, "http://127.0.0.1:8765/dmf/list.do?page=2")
     spec = sf.page_types["detail"].fields["ingredient"]
     assert spec.anchor is not None and spec.anchor.value == "성분명"
     (rec,) = extract(sf, _dmf_detail(9), "http://127.0.0.1:8765/dmf/view.do?seq=9")
