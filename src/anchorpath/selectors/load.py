@@ -150,6 +150,15 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
         for fname, spec in fields.items():
             if not isinstance(spec, dict):
                 continue
+            if ("xpath" in spec) == ("pointer" in spec):
+                problems.append(
+                    f"{where}:{base}/fields/{fname}: give exactly one of xpath and pointer"
+                )
+            if "pointer" in spec and pt.get("format") != "json":
+                problems.append(
+                    f"{where}:{base}/fields/{fname}/pointer: a JSON pointer needs the page "
+                    'type\'s "format": "json"'
+                )
             check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
             for i, xp in enumerate(spec.get("fallbacks", []) or []):
                 check(
