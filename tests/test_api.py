@@ -117,6 +117,8 @@ def test_run_refuses_a_bad_url_and_an_unknown_setting(tmp_path: Path) -> None:
 def test_records_fails_at_the_call_not_at_the_first_row(tmp_path: Path) -> None:
     with pytest.raises(anchorpath.StoreError, match="no state database"):
         anchorpath.records(tmp_path, "mfds-dmf")
+    with pytest.raises(anchorpath.SelectorFileError, match=r"nosuch\.json"):
+        anchorpath.records(tmp_path, str(tmp_path / "nosuch.json"))
     with pytest.raises(anchorpath.ConfigError, match="as_of"):
         anchorpath.records(tmp_path, "mfds-dmf", as_of="yesterday")
 
