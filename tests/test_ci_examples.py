@@ -132,6 +132,31 @@ def test_workflow_is_valid_for_github() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_workflow_scripts_and_expressions() -> None:
+    """Part of what actionlint checks beyond the schema: every ``run`` script is valid bash
+    (GitHub expressions filled in), and every ``steps.ID`` an expression reads is a step id
+    defined before it."""
+    (job,) = workflow()["jobs"].values()
+    ids: list[str] = []
+    for s in job["steps"]:
+        for text in (
+            str(s.get("if", "")),
+            str(s.get("run", "")),
+            *map(str, (s.get("env") or {}).values()),
+        ):
+            for ref in re.findall(r"steps\.([\w-]+)\.", text):
+                assert ref in ids, (
+                    f"step {s.get('name')!r} reads steps.{ref}, defined nowhere before"
+                )
+        if "run" in s:
+            script = re.sub(r"\$\{\{[^}]*\}\}", "x", s["run"])
+            proc = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
+            assert proc.returncode == 0, f"{s.get('name')}: {proc.stderr}"
+        if "id" in s:
+            ids.append(s["id"])
+    assert "diff" in ids
+
+
 def test_examples_name_the_current_release_tag() -> None:
     assert workflow()["env"]["ANCHORPATH_REF"] == TAG
     assert f"git+{GITHUB_URL}@${{ANCHORPATH_REF}}" in step("Install anchorpath")
