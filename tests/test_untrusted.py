@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from anchorpath._text import excerpt, quote_name
 from anchorpath._untrusted import (
     JSONTooDeep,
     TooLarge,
@@ -70,20 +68,3 @@ def test_confined_resolves_symlinks(tmp_path: Path) -> None:
         confined(tmp_path, "fixtures/s/out.html", "fixtures")
     with pytest.raises(OSError, match="climbs out"):
         confined(tmp_path, "../secret", "fixtures")
-
-
-def test_excerpt_is_short_escaped_and_quoted() -> None:
-    text = excerpt("\x1b]0;title\x07" + "x" * 200 + "\u202e")
-    assert text.startswith('"\\x1b]0;title\\x07xxx') and text.endswith("… (+131 chars)")
-    assert "\x1b" not in text and "\x07" not in text
-    assert excerpt('a"b\\') == '"a\\"b\\\\"'
-    assert excerpt(["x", None]) == '["x", null]'
-    assert excerpt("신청인") == '"신청인"'
-
-
-def test_quote_name_quotes_odd_names_only() -> None:
-    assert quote_name("selectors/site[2].json") == "selectors/site[2].json"
-    assert quote_name("selectors/한글.json") == "selectors/한글.json"
-    assert quote_name("a\x1b]0;t\x07.json") == '"a\\x1b]0;t\\x07.json"'
-    assert quote_name('a"b') == '"a\\"b"'
-    assert quote_name(os.fsdecode(b"bad\xff.json")) == '"bad\\udcff.json"'

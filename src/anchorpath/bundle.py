@@ -466,11 +466,19 @@ def repair_prompt(
         json.dumps(answer, ensure_ascii=False, indent=2),
         "```",
         "",
-        "Then give the values to `anchorpath author repair` (or let it ask a configured model "
-        "with `--llm`); the repair is adopted only if it reproduces the last good records:",
+        "Save the answer (the JSON, or the model's whole reply with the JSON in it) as "
+        "`answer.json` and give it back to `anchorpath author repair`; each value must be on "
+        "its page verbatim, and the repair is adopted only if it reproduces the last good "
+        "records:",
         "",
         "```sh",
-        f"{command} --llm" if command else "anchorpath author repair SITE --bundle DIR --llm",
+        f"{command or 'anchorpath author repair SITE --bundle DIR'} --answer answer.json",
+        "```",
+        "",
+        "Or let it ask a configured model (an OpenAI-compatible endpoint, `[llm]` settings):",
+        "",
+        "```sh",
+        f"{command or 'anchorpath author repair SITE --bundle DIR'} --llm",
         "```",
         "",
     ]

@@ -33,6 +33,7 @@ NEW_NOTICE = "Registered — under periodic review since the 2024 amendment (see
 
 SELECTOR: dict[str, Any] = {
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "board", "name": "Synthetic board"},
     "version": 1,
     "parent_version": None,
@@ -254,14 +255,14 @@ def test_refuses_an_ok_run(tmp_path: Path, selectors_dir: Path) -> None:
     _refusal(selectors_dir, state, ok.id, "verdict 'ok': only drift runs")
 
 
-def test_refuses_a_blocked_run(tmp_path: Path, selectors_dir: Path) -> None:
+def test_refuses_a_stopped_run(tmp_path: Path, selectors_dir: Path) -> None:
     state = tmp_path / "state"
     two_good_days(selectors_dir, state)
     store = Store.in_state_dir(state)
     before = store.dump()
-    r = run(selectors_dir, state, site(DAY3), refuse=True)
-    assert r.verdict == "blocked"
-    _refusal(selectors_dir, state, r.run_id, "blocked by the site .* can never be accepted")
+    r = run(selectors_dir, state, site(DAY3), refuse=True)  # 403 on the start URL
+    assert r.verdict == "stopped"
+    _refusal(selectors_dir, state, r.run_id, "stopped by the site .* can never be accepted")
     assert store.dump() == before
 
 

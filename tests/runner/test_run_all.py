@@ -123,9 +123,9 @@ def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_pat
         result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()))
     by_site = {s.site: s for s in result.sites}
     assert by_site["good"].verdict == "ok" and by_site["good"].counts()["new"] == 64
-    assert by_site["refusing"].verdict == "blocked"
+    assert by_site["refusing"].verdict == "stopped"  # 403 on its start URL
     assert by_site["broken"].verdict == "error" and "broken.json" in str(by_site["broken"].reason)
-    assert result.exit_code == 4  # blocked > drift > error > ok
+    assert result.exit_code == 5  # stopped > blocked > drift > error > ok
     # each site has its own run directory, report and lock file
     assert (state / "runs" / "good").is_dir() and (state / "runs" / "refusing").is_dir()
     assert (state / "locks" / "good.lock").is_file()

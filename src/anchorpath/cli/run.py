@@ -18,7 +18,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from anchorpath._config import DEFAULT_CONTACT, Settings, load_settings
-from anchorpath._errors import AnchorpathError
+from anchorpath._errors import AnchorpathError, SiteStopped
 from anchorpath._text import terminal_safe
 from anchorpath.cli.options import (
     check_base_url,
@@ -36,7 +36,7 @@ from anchorpath.runner.accept import accept_run
 from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
-from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.run_types import EXIT_STOPPED, RunOptions, RunResult
 from anchorpath.runner.verdict import Verdict
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
@@ -58,6 +58,7 @@ _VERDICT_STYLE: dict[Verdict, str] = {
     "blocked": "bold magenta",
     "error": "bold red",
     "replayed": "bold cyan",
+    "stopped": "bold red",
 }
 
 
@@ -240,6 +241,14 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
                 console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
         for line in result.drift.structural:
             console.print(f"  [red]structure[/]: {_safe(line)}")
+    stop = (result.policy or {}).get("stop")
+    if result.verdict == "stopped" and stop:
+        for line in str(stop.get("diff") or "").splitlines():
+            console.print(f"  [dim]{_safe(line)}[/]")
+        console.print(
+            "the site is refused until a person reviews this and runs: "
+            f"[bold]anchorpath resume {result.site} --by NAME --reason TEXT[/]"
+        )
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")
         console.print(
@@ -303,6 +312,11 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     "Pages without a Content-Type or as application/octet-stream are taken anyway when their "
     "bytes are HTML.",
 )
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="After the run, apply the site's policy.retention_days (as `anchorpath purge`).",
+)
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
@@ -317,6 +331,7 @@ def run_cmd(
     resume: bool,
     base_url: str | None,
     content_types: tuple[str, ...],
+    purge: bool,
     config_file: Path | None,
     quiet: bool,
 ) -> None:
@@ -331,7 +346,7 @@ def run_cmd(
     origins proceed at once. Each site keeps its own lock, checkpoint, drift gate, report and
     verdict; a failing site does not stop the others; a killed job is resumed site by site
     by the next --all. One summary table, one exit code: the most severe verdict
-    (4 > 3 > 1 > 0). --executor local:N crawls in N worker processes of this machine,
+    (5 > 4 > 3 > 1 > 0). --executor local:N crawls in N worker processes of this machine,
     --executor dask://HOST:PORT on a Dask cluster (one task per origin group); this process
     alone writes the database.
 
@@ -342,6 +357,8 @@ def run_cmd(
       2  usage error
       3  drift: results quarantined, alert.json + re-authoring bundle written
       4  blocked by the site (robots.txt, 401/403, login wall, CAPTCHA)
+      5  stopped: robots.txt or terms changed, 401/403 on a start URL, repeated 429,
+         walls; the site is refused until `anchorpath resume SITE --by NAME --reason TEXT`
 
     \b
     Examples:
@@ -349,6 +366,7 @@ def run_cmd(
       anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
       anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
       anchorpath run mfds-dmf --resume
+      anchorpath run mfds-dmf --purge      # then drop what is older than retention_days
       anchorpath run mfds-dmf --accept-content-type text/html --accept-content-type text/x-html
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
@@ -360,7 +378,12 @@ def run_cmd(
     console = output_console()
     overrides = {"fetch.accept_content_types": list(content_types) if content_types else None}
     if all_sites:
-        for flag, given in (("--url", urls), ("--resume", resume), ("--base-url", base_url)):
+        for flag, given in (
+            ("--url", urls),
+            ("--resume", resume),
+            ("--base-url", base_url),
+            ("--purge", purge),
+        ):
             if given:
                 raise click.UsageError(f"{flag} cannot be combined with --all")
         _run_all_cmd(
@@ -393,6 +416,9 @@ def run_cmd(
         )
         started = time.monotonic()
         result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
+    except SiteStopped as exc:
+        click.echo(f"Error: {terminal_safe(exc)}", err=True)
+        raise SystemExit(EXIT_STOPPED) from exc
     except AnchorpathError as exc:
         raise click.ClickException(terminal_safe(exc)) from exc
     except KeyboardInterrupt:
@@ -404,6 +430,23 @@ def run_cmd(
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
+    if purge:
+        from anchorpath.cli.governance import default_by, print_purge
+        from anchorpath.runner.retention.purge import purge_site
+
+        try:
+            print_purge(
+                purge_site(
+                    state_dir=options.state_dir,
+                    selectors_dir=options.selectors_dir,
+                    site=site,
+                    by=default_by(),
+                ),
+                console,
+            )
+        except AnchorpathError as exc:
+            click.echo(f"Error: purge: {terminal_safe(exc)}", err=True)
+            raise SystemExit(max(result.exit_code, 1)) from exc
     raise SystemExit(result.exit_code)
 
 

@@ -21,6 +21,7 @@ from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.review.replay import Page, extract_quietly
 from anchorpath.selectors.load import fixture_path, load_selector_file
 from anchorpath.selectors.model import Fixture, SelectorFile
+from anchorpath.selectors.policy import policy_warnings
 
 __all__ = ["CheckProblem", "FileCheck", "check_file", "selector_files"]
 
@@ -70,6 +71,8 @@ class FileCheck:
     fixtures: int
     records: int
     problems: tuple[CheckProblem, ...]
+    #: what the file lacks that does not fail ``check`` (no ``policy.basis``, ...)
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -84,6 +87,7 @@ class FileCheck:
             "fixtures": self.fixtures,
             "records": self.records,
             "problems": [p.to_dict() for p in self.problems],
+            "warnings": list(self.warnings),
         }
 
 
@@ -226,8 +230,9 @@ def _check_fixture(sf: SelectorFile, sf_path: Path, fx: Fixture) -> tuple[int, l
     return len(got), problems
 
 
-def check_file(path: Path) -> FileCheck:
-    """Validate one selector file and replay its golden fixtures."""
+def check_file(path: Path, *, allow_empty: bool = False) -> FileCheck:
+    """Validate one selector file and replay its golden fixtures. A file with no fixture
+    whose records are written down verifies nothing: that fails, unless ``allow_empty``."""
     try:
         sf = load_selector_file(path)
     except SelectorValidationError as exc:
@@ -241,4 +246,21 @@ def check_file(path: Path) -> FileCheck:
         n, found = _check_fixture(sf, path, fx)
         records += n
         problems += found
-    return FileCheck(str(path), sf.site.id, sf.version, len(sf.fixtures), records, tuple(problems))
+    if not allow_empty and not any(fx.records is not None for fx in sf.fixtures):
+        problems.append(
+            CheckProblem(
+                "fixture",
+                "no golden fixture with expected records, so nothing was verified (a file "
+                "written by `anchorpath author` has them; --allow-empty to accept a file "
+                "without)",
+            )
+        )
+    return FileCheck(
+        str(path),
+        sf.site.id,
+        sf.version,
+        len(sf.fixtures),
+        records,
+        tuple(problems),
+        tuple(policy_warnings(sf, str(path))),
+    )

@@ -23,7 +23,8 @@ fails does not stop the others; a crawl that fails keeps its checkpoint, so the 
 ``--all`` (or ``run SITE``) resumes it, as it resumes every site left unfinished by
 ``kill -9`` of the whole job.
 
-The exit code is the most severe verdict: blocked (4) > drift (3) > error (1) > ok (0).
+The exit code is the most severe verdict: stopped (5) > blocked (4) > drift (3) > error (1) >
+ok (0); a stopped site is not run (until ``anchorpath resume``), its line says so.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from anchorpath._config import Settings
-from anchorpath._errors import AnchorpathError, RunError
+from anchorpath._errors import AnchorpathError, RunError, SiteStopped
 from anchorpath._text import excerpt
 from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
@@ -57,7 +58,8 @@ from anchorpath.runner.executor import (
 )
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
-from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, RunOptions, RunResult
+from anchorpath.runner.policy.site import check_may_run
+from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, EXIT_STOPPED, RunOptions, RunResult
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
@@ -118,7 +120,7 @@ class RunAllResult:
 
     @property
     def exit_code(self) -> int:
-        # blocked 4 > drift 3 > error 1 > ok 0: the codes are already ordered by severity
+        # stopped 5 > blocked 4 > drift 3 > error 1 > ok 0: the codes are ordered by severity
         return max((s.exit_code for s in self.sites), default=EXIT_OK)
 
 
@@ -392,8 +394,13 @@ def run_all(
                 except Exception as exc:  # that site's error, the others run
                     site.release()
                     sid = site.sf.site.id
-                    outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=_reason(exc))
-                    report("done", {"site": sid, "verdict": "error"})
+                    if isinstance(exc, SiteStopped):  # refused until `anchorpath resume`
+                        outcomes[sid] = SiteOutcome(
+                            sid, "stopped", EXIT_STOPPED, reason=_reason(exc)
+                        )
+                    else:
+                        outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=_reason(exc))
+                    report("done", {"site": sid, "verdict": outcomes[sid].verdict})
                     continue
                 seeder.ahead(site)
                 ready.append(site)
@@ -535,6 +542,7 @@ def _prepare(
     for u in site.sf.fetch.start_urls:
         if not u.startswith(("http://", "https://")):
             raise RunError(f"{site.sf_path}: start URL {u!r} is not an http(s) URL")
+    check_may_run(site.sf, str(site.sf_path), store)
 
     def site_progress(kind: str, data: Mapping[str, Any]) -> None:
         progress(kind, {**data, "site": sid})

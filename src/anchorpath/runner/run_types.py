@@ -23,6 +23,7 @@ __all__ = [
     "EXIT_DRIFT",
     "EXIT_ERROR",
     "EXIT_OK",
+    "EXIT_STOPPED",
     "EXIT_USAGE",
     "Progress",
     "RunOptions",
@@ -36,12 +37,15 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_DRIFT = 3
 EXIT_BLOCKED = 4
+#: the site is stopped until ``anchorpath resume`` (and ``run`` of a stopped site exits so)
+EXIT_STOPPED = 5
 #: Exit code of each verdict; any other verdict (``error``) exits :data:`EXIT_ERROR`.
 EXIT_BY_VERDICT: dict[Verdict, int] = {
     "ok": EXIT_OK,
     "empty-source": EXIT_OK,
     "drift": EXIT_DRIFT,
     "blocked": EXIT_BLOCKED,
+    "stopped": EXIT_STOPPED,
 }
 
 
@@ -97,6 +101,9 @@ class RunResult:
     took_over_lock: dict[str, Any] | None = None
     accepted_by: str | None = None
     accepted_at: str | None = None
+    #: the report's opening lines: basis, robots.txt, terms, completion rate, the stop
+    #: (``runner.policy.header.PolicyHeader.to_dict``)
+    policy: dict[str, Any] | None = None
 
     def counts(self) -> dict[str, int]:
         kinds = [e.kind for e in self.events]

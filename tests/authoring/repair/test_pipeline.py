@@ -65,6 +65,7 @@ def selector_data() -> dict[str, Any]:
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
+        "policy": {"basis": "robots"},
         "site": {"id": SITE, "name": "Shop"},
         "version": 1,
         "parent_version": None,
@@ -233,6 +234,18 @@ def test_fixtures_are_replaced_by_verified_snapshots(bundle: Path, selectors: Pa
     assert fx.records is not None and fx.url == f"{ORIGIN_NEW}/list?page=1"
     records = json.loads((selectors / fx.records).read_text(encoding="utf-8"))
     assert [x["code"] for x in records] == ["A-100", "B-201"]
+
+
+def test_a_file_without_fixtures_gets_them_from_the_repair(bundle: Path, selectors: Path) -> None:
+    from anchorpath.review.check import check_file
+
+    assert not load_selector_file(selectors / f"{SITE}.json").fixtures
+    r = repair_from_bundle(bundle, selectors_dir=selectors)
+    assert r.saved is not None
+    sf = load_selector_file(selectors / f"{SITE}.json")
+    assert len(sf.fixtures) == 5 and all(fx.records for fx in sf.fixtures)
+    checked = check_file(selectors / f"{SITE}.json")
+    assert checked.ok and checked.records > 0, checked.problems
 
 
 def test_dry_run_writes_nothing(bundle: Path, selectors: Path) -> None:

@@ -17,6 +17,10 @@ Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown 
     ``ok`` | ``drift`` | ``blocked`` | ``empty-source`` | ``error`` | ``accepted`` (a drift
     run a person accepted later: ``accepted_by`` and ``accepted_at`` say who and when,
     ``drift_verdict`` keeps the gate's verdict, ``reason`` its one-line why).
+``policy`` (dict)
+    What the report opens with: ``basis``, ``robots`` (per origin: fetch time, sha256),
+    ``terms``, ``completion`` (rate, formula, robots-excluded and gone URLs) and ``stop``
+    (:class:`anchorpath.runner.policy.header.PolicyHeader`).
 ``reason`` (str)
     One line on why the verdict is what it is (e.g. ``drift: applicant, date``).
 ``selector_version`` (int)
@@ -65,6 +69,7 @@ from typing import Any
 from urllib.parse import quote
 
 from anchorpath._errors import RunError
+from anchorpath.runner.policy.header import header_html, header_markdown
 
 __all__ = ["render_html", "render_markdown", "report_json", "write_reports"]
 
@@ -202,6 +207,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     lines = [
         f"# anchorpath run {summary.get('run_id', '?')} — {summary.get('site', '?')}",
         "",
+        *header_markdown(summary.get("policy")),
         f"**Verdict: {summary.get('verdict', '?')}**",
         "",
     ]
@@ -283,7 +289,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f4f4f4}td.n{text-align:right}
-.ok,.accepted{color:#176317}.drift,.blocked,.error{color:#a31515}.empty-source{color:#8a5b00}
+.ok,.accepted{color:#176317}.drift,.blocked,.error,.stopped{color:#a31515}.empty-source{color:#8a5b00}
 .verdict{font-size:1.3em;font-weight:bold}.bad{background:#fde8e8}.ev{font-size:.9em;color:#555}
 svg{vertical-align:middle}
 """
@@ -352,6 +358,7 @@ def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
+        *header_html(summary.get("policy")),
         f'<p class="verdict {html.escape(verdict)}">Verdict: {html.escape(verdict)}</p>',
     ]
     meta = [(k, summary.get(k)) for k in _META]

@@ -183,6 +183,7 @@ def run_summary(
         "run_id": cp.run_id,
         "site": sf.site.id,
         "verdict": result.verdict,
+        "policy": result.policy,
         "reason": result.reason,
         "selector_version": sf.version,
         "renderer": renderer_line(sf.fetch.render, result.fetch_counters),
