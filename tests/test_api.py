@@ -42,8 +42,14 @@ def test_exported_members() -> None:
 def test_every_error_is_exported_and_an_anchorpath_error() -> None:
     from anchorpath import _errors
 
-    assert set(_errors.__all__) <= set(anchorpath.__all__)
-    for name in _errors.__all__:
+    defined = {
+        name
+        for name, value in vars(_errors).items()
+        if isinstance(value, type) and issubclass(value, Exception)
+    }
+    assert defined == set(_errors.__all__)
+    assert defined <= set(anchorpath.__all__), sorted(defined - set(anchorpath.__all__))
+    for name in defined:
         assert issubclass(getattr(anchorpath, name), anchorpath.AnchorpathError)
 
 
