@@ -153,3 +153,32 @@ def test_records_split_by_headings_are_one_list() -> None:
 def test_titles_with_trailing_badges_read_without_the_badge() -> None:
     got = _titles_on_page_3(_trailing_badges, lambda p: [f"Book {p}-{n}" for n in (1, 2, 3)])
     assert got == [f"Book 3-{n}" for n in range(1, 6)]
+
+
+def _spacers_and_ad_slots(p: int) -> str:
+    """Rows of one tag, one record (the 3rd) with an unlinked title, an ad slot and an empty
+    spacer row between them: no XPath selects exactly the records without leaving out a
+    record or taking in a filler row."""
+    rows = []
+    for n in range(1, 7):
+        t = f'<a href="/b{n}">Book {p}-{n}</a>' if n != 3 else f"Book {p}-{n}"
+        rows.append(f"<div><h3>{t}</h3><p>by someone {n}</p></div>")
+        if n == 2:
+            rows.append('<div><ins class="slot"></ins><p>Advertisement</p></div>')
+        if n == 4:
+            rows.append("<div><h3> </h3></div>")
+    return f"<html><body><div id='list'>{''.join(rows)}</div></body></html>"
+
+
+def test_empty_and_ad_rows_between_records_are_left_out_and_said() -> None:
+    """Rule: a record root whose only extra rows hold no text or an ad frame is narrowed to
+    rows with text and no ad frame, and the person is told."""
+    seeds, ex = [], {}
+    for p in (1, 2):
+        s = seed_from_html(_spacers_and_ad_slots(p), f"https://shop.test/s?q={p}", source=f"{p}")
+        seeds.append(s)
+        ex[s.source] = {"title": [f"Book {p}-1", f"Book {p}-2", f"Book {p}-3"]}
+    res = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    assert any("no text or an ad frame" in p for p in res.problems)
+    got = extract(_site(res), _spacers_and_ad_slots(3), "https://shop.test/s?q=3")
+    assert [r.values["title"] for r in got] == [f"Book 3-{n}" for n in range(1, 7)]
