@@ -516,7 +516,8 @@ def url_pattern_lines(runs: Sequence[SiteRun], data: Path) -> list[str]:
         rx = re.compile(pt.match)
         hit = sum(1 for u in urls if rx.search(u))
         lines.append(
-            f"| {r.site.name} | `{pt.match}` | {hit}/{len(urls)} | {r.authored.pattern_note if r.authored else ''} |"
+            f"| {r.site.name} | `{pt.match.replace('|', chr(92) + '|')}` | {hit}/{len(urls)} | "
+            f"{r.authored.pattern_note if r.authored else ''} |"
         )
     return lines
 
