@@ -726,7 +726,7 @@ def extract(
     elif compiled.page_type_for(url) is None:
         raise NoPageTypeError(
             f"{url}: matches no page type of {selector_file.site.id} ({compiled.describe()}); "
-            "pass page_type= to choose one"
+            "pass page_type= (anchorpath extract --page-type) to choose one"
         )
     doc = parse_html(html, http_charset, plain=True)
     result = evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type)
