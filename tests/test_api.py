@@ -120,6 +120,29 @@ def test_run_refuses_a_bad_url_and_an_unknown_setting(tmp_path: Path) -> None:
         anchorpath.run("nosuch", selectors=tmp_path, state=tmp_path)
 
 
+@pytest.mark.slow
+def test_run_reports_progress_and_returns_the_run_result(tmp_path: Path) -> None:
+    from anchorpath.demo import DemoServer
+
+    seen: list[tuple[str, dict[str, object]]] = []
+    with DemoServer(day=1) as srv:
+        result = anchorpath.run(
+            SELECTOR,
+            state=tmp_path,
+            base_url=srv.base_url,
+            overrides={
+                "fetch.allow_private_networks": True,
+                "fetch.min_delay": 0.0,
+                "fetch.contact": "tests@anchorpath.invalid",
+            },
+            progress=lambda kind, data: seen.append((kind, dict(data))),
+        )
+    assert isinstance(result, anchorpath.RunResult) and result.verdict == "ok"
+    pages = [data for kind, data in seen if kind == "page"]
+    assert seen[0][0] == "start" and len(pages) == result.pages
+    assert pages[-1]["records"] == result.records
+
+
 def test_records_fails_at_the_call_not_at_the_first_row(tmp_path: Path) -> None:
     with pytest.raises(anchorpath.StoreError, match="no state database"):
         anchorpath.records(tmp_path, "mfds-dmf")

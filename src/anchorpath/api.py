@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,12 +76,16 @@ def run(
     base_url: str | None = None,
     urls: Sequence[str] = (),
     full: bool = False,
+    resume: bool = False,
+    progress: Callable[[str, Mapping[str, Any]], None] | None = None,
 ) -> RunResult:
     """One daily run of ``site`` (a site id or a selector file path), as ``anchorpath run``:
     settings are defaults < ``config`` (or ``ANCHORPATH_CONFIG`` / ``./anchorpath.toml``) <
     environment < ``overrides`` (``{"fetch.min_delay": 3.0}``: ``section.field`` keys, an
     unknown one is a ConfigError); ``selectors``/``state`` default to ``paths.selectors_dir`` /
-    ``paths.state_dir``; ``base_url``, ``urls`` and ``full`` are the flags of ``anchorpath run``.
+    ``paths.state_dir``; ``base_url``, ``urls``, ``full`` and ``resume`` are the flags of
+    ``anchorpath run``. ``progress(kind, data)`` is called as the run goes (``start``, ``page``
+    with ``url``/``done``/``queued``/``records``, ``fetch``, ``phase``, ``note``): a task's log.
 
     A run that starts returns its result (``verdict``, ``exit_code``, ``events``, ...) whatever
     its verdict; a run that cannot start (unknown site, invalid file, lock held) raises.
@@ -100,10 +104,11 @@ def run(
         state_dir=Path(state if state is not None else settings.paths.state_dir),
         urls=tuple(urls),
         full=full,
+        resume=resume,
         base_url=base_url,
         settings=settings,
     )
-    return run_site(options)
+    return run_site(options, progress=progress)
 
 
 class RecordRows(Iterator[dict[str, Any]]):
