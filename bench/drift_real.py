@@ -74,7 +74,7 @@ from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.evaluate import compile_selectors, evaluate_page, parse_html
 from anchorpath.selectors.load import save_selector_file
-from anchorpath.selectors.model import SelectorFile
+from anchorpath.selectors.model import Policy, SelectorFile
 from anchorpath.selectors.normalize import clean_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -293,6 +293,8 @@ def run_case(
     sf, seeds = authored
     sel_dir = work / "selectors"
     sel_dir.mkdir(parents=True, exist_ok=True)
+    # loopback copies of pages the project may read: recorded as robots-based collection
+    sf = replace(sf, policy=Policy(basis="robots"))
     saved = save_selector_file(sf, sel_dir / f"{sf.site.id}.json")
     others = [p for p in pages if p not in seeds]
     baseline_pairs = [others[0:2], others[2:4], others[4:6]]

@@ -64,6 +64,10 @@ class FetchConfig:
     max_redirects: int = 5
     max_url_length: int = 2048
     robots_cache_ttl: float = 24 * 3600.0
+    #: fetch robots.txt afresh once per fetcher (one run, one ``run --all`` job) instead of
+    #: using a cached copy younger than ``robots_cache_ttl``: each run compares the robots.txt
+    #: it was judged by with the last run's (the cache still stands in when it is unreachable)
+    robots_per_run: bool = True
     robots_max_bytes: int = 500 * 1024
     allow_private_networks: bool = False
     # Link-local / cloud-metadata addresses or networks fetched anyway (comma-separated);

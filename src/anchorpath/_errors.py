@@ -21,7 +21,8 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── ArchiveError                a WARC file cannot be written or read
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
-    │   └── WorkerFailed                a task failed twice on executor workers
+    │   ├── WorkerFailed                a task failed twice on executor workers
+    │   └── SiteStopped                 the site is stopped until `anchorpath resume`
     ├── BundleError                 a drift bundle cannot be written or read
     ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file
@@ -52,6 +53,7 @@ __all__ = [
     "SelectorEvaluationError",
     "SelectorFileError",
     "SelectorValidationError",
+    "SiteStopped",
     "StoreError",
     "UnsafeRequest",
     "WorkerFailed",
@@ -159,6 +161,11 @@ class RunError(AnchorpathError):
 
 class WorkerFailed(RunError):
     """A task failed twice on executor workers (the worker died or could not run it)."""
+
+
+class SiteStopped(RunError):
+    """The site is stopped (robots.txt or terms changed, refused, rate-limited, walls):
+    ``anchorpath run`` refuses it until a person runs ``anchorpath resume``."""
 
 
 class BundleError(AnchorpathError):

@@ -119,6 +119,12 @@ def _read_snapshots(bundle: Path, index: Any, what: str) -> tuple[Snapshot, ...]
         want = entry.get("sha256")
         if want and hashlib.sha256(body).hexdigest() != want:
             raise BundleError(f"{path}: snapshot bytes do not match the bundle's sha256")
+        if not body and what == "last_good":
+            # Written by an anchorpath that archived a 304 as the page: nothing to learn from.
+            raise BundleError(
+                f"{path}: the last good snapshot is empty (the page answered 304 and the bundle "
+                "was written without the body it stands for); run the site again for a new bundle"
+            )
         out.append(Snapshot(entry["url"], body, str(path)))
     return tuple(out)
 
@@ -460,11 +466,19 @@ def repair_prompt(
         json.dumps(answer, ensure_ascii=False, indent=2),
         "```",
         "",
-        "Then give the values to `anchorpath author repair` (or let it ask a configured model "
-        "with `--llm`); the repair is adopted only if it reproduces the last good records:",
+        "Save the answer (the JSON, or the model's whole reply with the JSON in it) as "
+        "`answer.json` and give it back to `anchorpath author repair`; each value must be on "
+        "its page verbatim, and the repair is adopted only if it reproduces the last good "
+        "records:",
         "",
         "```sh",
-        f"{command} --llm" if command else "anchorpath author repair SITE --bundle DIR --llm",
+        f"{command or 'anchorpath author repair SITE --bundle DIR'} --answer answer.json",
+        "```",
+        "",
+        "Or let it ask a configured model (an OpenAI-compatible endpoint, `[llm]` settings):",
+        "",
+        "```sh",
+        f"{command or 'anchorpath author repair SITE --bundle DIR'} --llm",
         "```",
         "",
     ]

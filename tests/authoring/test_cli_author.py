@@ -52,6 +52,11 @@ def test_new_site_writes_file(tmp_path: Path) -> None:
     want = detail_record(5)
     (rec,) = extract(sf, detail_page(want, seed=5), "https://shop.test/books/5")
     assert rec.values["isbn"] == want["isbn"] and rec.values["series"] == want["series"]
+    # --yes records conservative policy defaults (a run refuses a file without a basis)
+    # and prints them
+    assert sf.policy is not None and sf.policy.basis == "robots"
+    assert sf.policy.retention_days == 365 and sf.policy.store_raw
+    assert "policy (conservative defaults" in res.stderr and "basis: robots" in res.stderr
 
 
 def test_new_site_errors_are_one_line(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def test_seed_urls_come_from_the_pages_and_decisions_are_printed(shop: Path) -> 
     assert sf.fetch.start_urls == ("https://books.example/book/1.html",)
     assert sf.page_types["detail"].match == "/book/"
     assert "seed book/1.html: https://books.example/book/1.html (<link rel=canonical>)" in out
-    assert "key: isbn (default: the first --required field; set it with --key)" in out
+    assert "key: isbn (default: the first required field with a different value" in out
     assert "start URL: https://books.example/book/1.html" in out
     assert "page type detail (detail): match '/book/'" in out
 
@@ -175,6 +175,7 @@ def test_detail_added_after_a_list_follows_the_list_url_field() -> None:
     existing = parse_selector_data(
         {
             "schema_version": 1,
+            "policy": {"basis": "robots"},
             "site": {"id": "books", "name": "Books"},
             "version": 1,
             "fetch": {"start_urls": ["https://books.example/list/1.html"]},

@@ -263,3 +263,23 @@ def test_class_anchored_primary_keeps_a_class_free_fallback() -> None:
     rep = author_page_type(seeds, fields, ex).fields["author"]
     assert rep.xpath and "@class" in rep.xpath
     assert any("@class" not in x for x in rep.fallbacks)
+
+
+def test_list_field_with_plain_string_examples_is_a_one_item_list() -> None:
+    """``--type author=list`` with ``"author": "Kim"`` per seed (each seed shows one author):
+    the string is that seed's one-item list, not "0 candidates tried"."""
+    page = (
+        "<html><body><h1>{t}</h1><table><tr><th>ISBN</th><td>{i}</td></tr>"
+        "<tr><th>Author</th><td><ul>{a}</ul></td></tr></table></body></html>"
+    )
+    books = [("Game Over", "978-1", ["Kim Minji"]), ("Harbour", "978-2", ["Lee Junho", "Park"])]
+    seeds, ex = [], {}
+    for n, (title, isbn, authors) in enumerate(books):
+        items = "".join(f"<li>{a}</li>" for a in authors)
+        s = seed_from_html(page.format(t=title, i=isbn, a=items), f"https://b.test/book/{n}")
+        seeds.append(s)
+        ex[s.url] = {"isbn": isbn, "author": authors[0] if n == 0 else authors}
+    fields = [FieldRequest("isbn"), FieldRequest("author", "list")]
+    res = author_page_type(seeds, fields, ex)
+    spec = res.page_type.fields["author"]
+    assert spec.type == "list" and spec.examples[0] == ["Kim Minji"]

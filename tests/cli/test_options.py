@@ -15,6 +15,7 @@ from anchorpath.cli.options import urls_for_base
 
 SF = {
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "shop", "name": "Shop"},
     "version": 1,
     "fetch": {"start_urls": ["https://shop.example/list"]},

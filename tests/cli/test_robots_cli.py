@@ -123,3 +123,15 @@ def test_binary_file_is_one_line(tmp_path: Path, body: bytes) -> None:
     )
     assert res.exit_code == 1
     assert res.output == f"Error: {path}: not a robots.txt (binary content)\n"
+
+
+def test_a_robots_file_is_read_up_to_the_cap() -> None:
+    # Issue 25: `robots check --robots /dev/zero` read until the OOM killer came.
+    res = CliRunner().invoke(
+        main,
+        ["robots", "check", "--robots", "/dev/zero", "--user-agent", "x", "https://a.example/"],
+    )
+    assert res.exit_code == 1
+    assert (
+        res.stderr.strip() == "Error: /dev/zero: cannot read: larger than 20971520 bytes (the cap)"
+    )

@@ -30,6 +30,7 @@ def _site(tmp_path: Path, server: FaultServer, paths: list[str], titles: list[st
     sf = SelectorFile.from_dict(
         {
             "site": {"id": "news", "name": "News"},
+            "policy": {"basis": "robots"},
             "version": 1,
             "fetch": {"start_urls": [server.url(p) for p in paths]},
             "page_types": {

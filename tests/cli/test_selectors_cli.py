@@ -133,3 +133,16 @@ def test_extract_table_strips_control_characters(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "\x1b" not in res.output and "수100-1-ND" in res.output
+
+
+def test_extract_reads_at_most_the_cap_of_a_page_argument(tmp_path: Path) -> None:
+    # Issue 25: `extract /dev/zero` read until the OOM killer came.
+    sf = tmp_path / "notice.json"
+    sf.write_text(json.dumps(SF), encoding="utf-8")
+    res = CliRunner().invoke(
+        main, ["extract", "-s", str(sf), "--url", "http://x/view", "/dev/zero"]
+    )
+    assert res.exit_code == 1
+    assert res.stderr.strip() == (
+        "Error: /dev/zero: cannot read page: larger than 20971520 bytes (the cap)"
+    )

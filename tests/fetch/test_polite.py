@@ -159,12 +159,37 @@ def test_robots_5xx_uses_young_cached_copy(tmp_path: Path) -> None:
         good.stop()
 
 
-def test_robots_cached_across_runs(tmp_path: Path) -> None:
+def test_robots_cached_across_runs_unless_read_per_run(tmp_path: Path) -> None:
     server = serve({"/a": ok()}, robots="User-agent: *\nDisallow: /nothing\n")
+    cached = replace(CONFIG, robots_per_run=False)
     try:
+        for _ in range(2):
+            with PoliteFetcher(cached, cache_dir=str(tmp_path)) as f:
+                f.fetch(server.url("/a"))
+        assert server.paths().count("/robots.txt") == 1
+        # the default: each fetcher (one run) reads robots.txt afresh, once
         for _ in range(2):
             with PoliteFetcher(CONFIG, cache_dir=str(tmp_path)) as f:
                 f.fetch(server.url("/a"))
+                f.fetch(server.url("/a"))
+        assert server.paths().count("/robots.txt") == 3
+    finally:
+        server.stop()
+
+
+def test_robots_seen_names_the_text_its_hash_and_when(tmp_path: Path) -> None:
+    import hashlib
+
+    text = b"User-agent: *\nDisallow: /nothing\n"
+    server = serve({"/a": ok()}, robots=text.decode())
+    try:
+        with PoliteFetcher(CONFIG, cache_dir=str(tmp_path)) as f:
+            assert f.robots_seen(server.url("/a")) is None  # not asked yet: never fetches
+            f.fetch(server.url("/a"))
+            seen = f.robots_seen(server.url("/a"))
+        assert seen is not None and seen.kind == "parsed" and seen.text == text.decode()
+        assert seen.sha256 == hashlib.sha256(text).hexdigest()
+        assert seen.fetched_at is not None and seen.fetched_at.endswith("Z")
         assert server.paths().count("/robots.txt") == 1
     finally:
         server.stop()

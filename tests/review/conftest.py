@@ -68,6 +68,7 @@ ORIGIN = "http://shop.example"
 SHOP: dict[str, Any] = {
     "$schema": "https://anchorpath.dev/schema/selector.v1.json",
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "shop", "name": "Shop"},
     "version": 1,
     "parent_version": None,

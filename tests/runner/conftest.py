@@ -43,6 +43,7 @@ def news_selector(examples: list[str], xpath: str = "//h1") -> SelectorFile:
     return SelectorFile.from_dict(
         {
             "site": {"id": "news", "name": "News"},
+            "policy": {"basis": "robots"},
             "version": 1,
             "fetch": {"start_urls": ["http://127.0.0.1/a/1"]},
             "page_types": {

@@ -33,6 +33,7 @@ NEW_NOTICE = "Registered — under periodic review since the 2024 amendment (see
 
 SELECTOR: dict[str, Any] = {
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "board", "name": "Synthetic board"},
     "version": 1,
     "parent_version": None,
@@ -254,14 +255,14 @@ def test_refuses_an_ok_run(tmp_path: Path, selectors_dir: Path) -> None:
     _refusal(selectors_dir, state, ok.id, "verdict 'ok': only drift runs")
 
 
-def test_refuses_a_blocked_run(tmp_path: Path, selectors_dir: Path) -> None:
+def test_refuses_a_stopped_run(tmp_path: Path, selectors_dir: Path) -> None:
     state = tmp_path / "state"
     two_good_days(selectors_dir, state)
     store = Store.in_state_dir(state)
     before = store.dump()
-    r = run(selectors_dir, state, site(DAY3), refuse=True)
-    assert r.verdict == "blocked"
-    _refusal(selectors_dir, state, r.run_id, "blocked by the site .* can never be accepted")
+    r = run(selectors_dir, state, site(DAY3), refuse=True)  # 403 on the start URL
+    assert r.verdict == "stopped"
+    _refusal(selectors_dir, state, r.run_id, "stopped by the site .* can never be accepted")
     assert store.dump() == before
 
 
@@ -323,3 +324,22 @@ def test_old_database_gets_the_accept_columns(tmp_path: Path) -> None:
     with Store(db) as store:
         (row,) = store.runs("s")
     assert (row.verdict, row.accepted_by, row.accepted_at) == ("ok", None, None)
+
+
+def test_one_accept_makes_the_next_identical_run_ok_on_a_young_baseline(tmp_path: Path) -> None:
+    """The first runs are checked against the selector file's examples (a young baseline); when
+    the live site differs from the authoring pages, one accept is enough."""
+    data = json.loads(json.dumps(SELECTOR))
+    fields = data["page_types"]["list"]["fields"]
+    fields["reg_no"]["examples"] = ["R001", "R002", "R003"]
+    fields["name"]["examples"] = ["Substance 1 alph", "Substance 2 alph", "Substance 3 alph"]
+    fields["status"]["examples"] = [OLD_NOTICE] * 3
+    sel = tmp_path / "selectors"
+    sel.mkdir()
+    (sel / "board.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    state = tmp_path / "state"
+    first = run(sel, state, site(DAY1, NEW_NOTICE))
+    assert first.verdict == "drift" and first.drift is not None and "status" in first.drift.fields
+    accept(sel, state, first.run_id)
+    again = run(sel, state, site(DAY1, NEW_NOTICE))
+    assert (again.verdict, again.events) == ("ok", []), again.drift and again.drift.to_dict()

@@ -128,6 +128,7 @@ def test_frontier_caps_and_dedupe() -> None:
     sf = parse_selector_data(
         {
             "schema_version": 1,
+            "policy": {"basis": "robots"},
             "site": {"id": "s", "name": "s"},
             "version": 1,
             "fetch": {
@@ -175,6 +176,7 @@ def test_url_mode_is_never_complete() -> None:
     sf = parse_selector_data(
         {
             "schema_version": 1,
+            "policy": {"basis": "robots"},
             "site": {"id": "s", "name": "s"},
             "version": 1,
             "fetch": {"start_urls": ["http://a.test/list"]},

@@ -15,6 +15,7 @@ from anchorpath.selectors.load import parse_selector_data
 SF = parse_selector_data(
     {
         "schema_version": 1,
+        "policy": {"basis": "robots"},
         "site": {"id": "s", "name": "S"},
         "version": 1,
         "fetch": {"start_urls": ["https://s.example/list"]},

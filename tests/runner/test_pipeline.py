@@ -97,6 +97,7 @@ def _detail_field(label: str, **extra: Any) -> dict[str, Any]:
 
 SELECTOR = {
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "synth", "name": "Synthetic notices"},
     "version": 1,
     "parent_version": None,
@@ -217,12 +218,14 @@ def test_days_one_two_three(tmp_path: Path, selectors_dir: Path) -> None:
     assert [r.verdict for r in runs] == ["drift", "ok", "ok"]
 
 
-def test_blocked_site_changes_nothing(tmp_path: Path, selectors_dir: Path) -> None:
+def test_refused_start_url_stops_the_site_and_changes_nothing(
+    tmp_path: Path, selectors_dir: Path
+) -> None:
     state = tmp_path / "state"
     run(selectors_dir, state, render_site(1))
     before = Store.in_state_dir(state).dump()
     r = run(selectors_dir, state, render_site(2), refuse=True)
-    assert (r.verdict, r.exit_code) == ("blocked", 4)
+    assert (r.verdict, r.exit_code) == ("stopped", 5)
     assert r.events == []
     assert Store.in_state_dir(state).dump() == before
 

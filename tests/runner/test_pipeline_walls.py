@@ -76,10 +76,10 @@ def test_redesign_under_a_header_login_box_is_drift_not_blocked(tmp_path: Path) 
     assert redesigned.drift is not None and "headline" in redesigned.drift.fields
 
 
-def test_full_page_login_is_blocked(tmp_path: Path) -> None:
+def test_full_page_login_before_any_page_stops_the_site(tmp_path: Path) -> None:
     with FaultServer({"/a/1": ok(LOGIN.encode())}) as server:
         result = _run(server, tmp_path, ["/a/1"])
-    assert (result.verdict, result.exit_code) == ("blocked", 4)
+    assert (result.verdict, result.exit_code) == ("stopped", 5)
     assert result.reason is not None and "login-wall" in result.reason
 
 

@@ -124,12 +124,49 @@ def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_pat
         result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()))
     by_site = {s.site: s for s in result.sites}
     assert by_site["good"].verdict == "ok" and by_site["good"].counts().new == 64
-    assert by_site["refusing"].verdict == "blocked"
+    assert by_site["refusing"].verdict == "stopped"  # 403 on its start URL
     assert by_site["broken"].verdict == "error" and "broken.json" in str(by_site["broken"].reason)
-    assert result.exit_code == 4  # blocked > drift > error > ok
+    assert result.exit_code == 5  # stopped > blocked > drift > error > ok
     # each site has its own run directory, report and lock file
     assert (state / "runs" / "good").is_dir() and (state / "runs" / "refusing").is_dir()
     assert (state / "locks" / "good.lock").is_file()
+
+
+def test_one_hostile_file_or_failing_site_never_stops_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 25: a 4 KB selector file nested 2,000 levels deep stopped run --all before any
+    # site ran; an unexpected exception of one site (a bug, a library's error on hostile
+    # input) must be that site's error too, in loading, preparing, crawling and deciding.
+    sel, state = tmp_path / "selectors", tmp_path / "state"
+    real_crawl, real_prepare = run_all_module.crawl_site, run_all_module._prepare
+
+    def crawl(job: Any, *args: Any) -> Any:
+        if job.sf.site.id == "crawl-bug":
+            raise KeyError("boom in crawl")
+        return real_crawl(job, *args)
+
+    def prepare(site: Any, *args: Any, **kw: Any) -> None:
+        if site.sf.site.id == "prepare-bug":
+            raise ZeroDivisionError("boom in prepare")
+        real_prepare(site, *args, **kw)
+
+    monkeypatch.setattr(run_all_module, "crawl_site", crawl)
+    monkeypatch.setattr(run_all_module, "_prepare", prepare)
+    with DemoServer(day=1) as good:
+        for sid in ("good", "crawl-bug", "prepare-bug"):
+            write_site_file(sel, good.base_url, site_id=sid, max_pages=3)
+        text = (sel / "good.json").read_text(encoding="utf-8").rstrip()
+        deep = text[:-1] + ', "baseline": ' + "[" * 2000 + "]" * 2000 + "}"
+        (sel / "deep.json").write_text(deep, encoding="utf-8")
+        result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()))
+    by_site = {s.site: s for s in result.sites}
+    assert by_site["good"].verdict == "ok"
+    assert by_site["deep"].verdict == "error"
+    assert "deep.json: JSON nested deeper than 64 levels" in str(by_site["deep"].reason)
+    assert "unexpected KeyError" in str(by_site["crawl-bug"].reason)
+    assert "unexpected ZeroDivisionError" in str(by_site["prepare-bug"].reason)
+    assert result.exit_code == 1
 
 
 def test_sites_on_one_origin_share_one_pace_and_one_robots_txt(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ ORIGIN = "http://synth.test"
 
 SELECTOR: dict[str, Any] = {
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "books", "name": "Books"},
     "version": 1,
     "parent_version": None,

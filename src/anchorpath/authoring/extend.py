@@ -19,6 +19,7 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import did_you_mean
 from anchorpath.authoring.reports import AuthoringResult
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import PageType, Provenance, Seed, SelectorFile
@@ -190,7 +191,10 @@ def add_page_type(
 
     missing = [k for k in new_key if not any(k in p.fields for p in page_types.values())]
     if missing:
-        raise AuthoringError(f"key field(s) {', '.join(missing)} are in no page type")
+        fields = [n for p in page_types.values() for n in p.fields]
+        raise AuthoringError(
+            f"key field(s) {', '.join(missing)} are in no page type" + did_you_mean(missing, fields)
+        )
     fetch = existing.fetch
     if start_urls:
         fetch = replace(fetch, start_urls=tuple(start_urls))

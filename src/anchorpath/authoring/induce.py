@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import did_you_mean
 from anchorpath._version import __version__
 from anchorpath.authoring.candidates.ground import DocIndex
 from anchorpath.authoring.pages.detail import author_detail
@@ -137,6 +138,15 @@ def _check_list_values(
             )
 
 
+def _list_fields_as_lists(
+    fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """Examples with a plain value of a ``list`` field taken as a one-item list (a seed that
+    shows one author of a multi-author field)."""
+    lists = {f.name for f in fields if f.type == "list"}
+    return [{k: [v] if k in lists and isinstance(v, str) else v for k, v in e.items()} for e in ex]
+
+
 def _is_list_page(fields: Sequence[FieldRequest], ex: Sequence[Mapping[str, Any]]) -> bool:
     types = {f.name: f.type for f in fields}
     return any(isinstance(v, list) and types.get(k) != "list" for e in ex for k, v in e.items())
@@ -171,7 +181,7 @@ def author_page_type(
     if not seeds:
         raise AuthoringError("no seed pages given")
     _check_fields(fields)
-    ex = _examples_for(seeds, examples)
+    ex = _list_fields_as_lists(fields, _examples_for(seeds, examples))
     _check_required(fields, ex)
     if list_page is None:
         _check_list_values(fields, ex, seeds)
@@ -274,7 +284,10 @@ def assemble_site(
         key = req[:1] or list(first.fields)[:1]
     missing = [k for k in key if not any(k in pt.fields for pt in page_types.values())]
     if missing:
-        raise AuthoringError(f"key field(s) {', '.join(missing)} not authored")
+        fields = [n for pt in page_types.values() for n in pt.fields]
+        raise AuthoringError(
+            f"key field(s) {', '.join(missing)} not authored" + did_you_mean(missing, fields)
+        )
     urls = list(start_urls) if start_urls else [s.url for s in main.seeds[:1]] or ["about:blank"]
     pagination = next((r.pagination for r in results if r.pagination), None)
     seeds = tuple(Seed(s.url, s.sha256) for r in results for s in r.seeds)

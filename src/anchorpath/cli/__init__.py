@@ -43,9 +43,21 @@ def main() -> None:
 
 def _register() -> None:
     # Imported here, not at the top, because each module imports ``main``'s package.
-    from anchorpath.cli import author, demo, export, llm, replay, review, robots, run, selectors
+    from anchorpath.cli import (
+        author,
+        demo,
+        export,
+        governance,
+        llm,
+        replay,
+        review,
+        robots,
+        run,
+        selectors,
+    )
 
-    for module in (selectors, robots, run, replay, export, demo, author, review, llm):
+    modules = (selectors, robots, run, governance, replay, export, demo, author, review, llm)
+    for module in modules:
         for command in module.COMMANDS:
             main.add_command(command)
 

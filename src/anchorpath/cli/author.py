@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath._text import terminal_safe
+from anchorpath._text import did_you_mean, terminal_safe
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -72,6 +72,7 @@ def _field_requests(
     if unknown:
         raise AuthoringError(
             f"--type/--required name field(s) not in the examples: {', '.join(unknown)}"
+            + did_you_mean(unknown, names)
         )
     return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
 
@@ -116,7 +117,10 @@ def _llm_fields(
     names = [n for n, _, _ in given]
     unknown = [n for n in required if n not in names]
     if unknown:
-        raise AuthoringError(f"--required names unknown field(s): {', '.join(unknown)}")
+        raise AuthoringError(
+            f"--required names unknown field(s): {', '.join(unknown)}"
+            + did_you_mean(unknown, names)
+        )
     return [FieldRequest(n, t, d, required=n in required) for n, t, d in given]
 
 
@@ -216,9 +220,16 @@ def _load_pages(
     "required",
     multiple=True,
     metavar="FIELD",
-    help="Mark a field required (the first one is the default key).",
+    help="Mark a field required (required fields are tried first for the default key).",
 )
-@click.option("--key", "keys", multiple=True, metavar="FIELD", help="Record key field(s).")
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    metavar="FIELD",
+    help="Record key field(s) (default: the first field, required ones first, with a "
+    "different value in every seed record).",
+)
 @click.option(
     "--list-page/--detail-page",
     "list_page",
@@ -374,8 +385,8 @@ def new_site(
             sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
             key_why = "--key" if keys else f"kept from version {existing.version}"
         else:
-            sf = assemble_site(name, [result], key=keys or None, start_urls=starts)
-            key_why = "--key" if keys else _default_key_reason(result)
+            key, key_why = (keys, "--key") if keys else _default_key(result, yes)
+            sf = assemble_site(name, [result], key=key, start_urls=starts)
         if unrunnable:
             sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
         if llm_client is not None:
@@ -384,6 +395,8 @@ def new_site(
             sf = llm_provenance(sf, llm_client)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+    if sf.policy is None or sf.policy.basis is None:
+        sf = replace(sf, policy=_ask_policy(settings.fetch.contact, _interactive(yes)))
     _print_result(sf, result, key_why, decisions, pages)
     for fname, why in failed.items():
         click.echo(f"  not authored: {fname}: {why}", err=True)
@@ -446,6 +459,37 @@ def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) ->
         )
 
 
+def _ask_policy(contact: str, interactive: bool) -> Any:
+    """The new file's ``policy``: asked in a session, conservative defaults otherwise (and
+    printed, so that the person running a script sees what was recorded for them)."""
+    from anchorpath._config import DEFAULT_CONTACT
+    from anchorpath.authoring.policy import default_policy, describe_policy
+    from anchorpath.selectors.model import BASES, Policy
+
+    policy = default_policy(None if contact == DEFAULT_CONTACT else contact)
+    if not interactive:
+        click.echo("policy (conservative defaults; edit the file to change them):", err=True)
+        for line in describe_policy(policy):
+            click.echo(f"  {line}", err=True)
+        return policy
+    click.echo("Why may this site be collected? (recorded in the file's policy section)")
+    basis = click.prompt("  basis", type=click.Choice(BASES), default=policy.basis)
+    purpose = click.prompt("  purpose", default="", show_default=False).strip() or None
+    who = click.prompt("  contact", default=policy.contact or "", show_default=bool(policy.contact))
+    terms = click.prompt("  terms URL (empty: none)", default="", show_default=False).strip()
+    days = click.prompt(
+        "  retention in days", type=click.IntRange(min=1), default=policy.retention_days
+    )
+    answers = {
+        "basis": basis,
+        "purpose": purpose,
+        "contact": who.strip() or None,
+        "terms_url": terms or None,
+        "retention_days": days,
+    }
+    return Policy.from_dict({k: v for k, v in answers.items() if v is not None})
+
+
 def _interactive(yes: bool) -> bool:
     """A person is at the terminal to answer questions (and was not told --yes)."""
     return not yes and sys.stdin.isatty()
@@ -457,11 +501,28 @@ def _site_id(name: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
 
 
-def _default_key_reason(result: Any) -> str:
-    req = [f.name for f in result.page_type.fields.values() if f.required]
-    if req:
-        return "default: the first --required field; set it with --key"
-    return "default: the first field, no field is --required; set it with --key"
+def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
+    """The key of a new site without --key: a field unique on every seed record, else asked
+    for at a terminal, else an error naming the repeats."""
+    from anchorpath.authoring.key import default_key
+
+    choice = default_key(result)
+    if choice.key is not None:
+        return choice.key, choice.why
+    if not _interactive(yes):
+        raise AuthoringError(choice.refusal())
+    names = list(result.page_type.fields)
+    click.echo(terminal_safe(choice.refusal().replace("; choose it with --key", ";")), err=True)
+    while True:
+        answer = click.prompt(f"key field(s), comma-separated ({', '.join(names)})", err=True)
+        key = tuple(k.strip() for k in answer.split(",") if k.strip())
+        unknown = [k for k in key if k not in names]
+        if key and not unknown:
+            return key, "chosen at the prompt"
+        if not key:
+            click.echo("no key field given", err=True)
+            continue
+        click.echo(f"not a field: {', '.join(unknown)}{did_you_mean(unknown, names)}", err=True)
 
 
 def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:

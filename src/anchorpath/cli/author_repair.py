@@ -88,6 +88,23 @@ def _with_llm(result: Any, bundle: Any, site: str) -> Any:
     return result
 
 
+def _with_answer(result: Any, bundle: Any, answer: Path) -> Any:
+    """The answer step for page types the LLM-free repair left unverified (none: unchanged)."""
+    from anchorpath._config import load_settings
+    from anchorpath.authoring.repair.answer import answer_repair, read_answer
+    from anchorpath.authoring.repair.llm import unverified_page_types
+
+    given = read_answer(answer, bundle)
+    todo = unverified_page_types(result, bundle)
+    if not todo:
+        click.echo(
+            "--answer: every page type verified without it; the answer is not used", err=True
+        )
+        return result
+    click.echo(f"--answer: values for page type(s) {', '.join(todo)} from {answer}", err=True)
+    return answer_repair(result, given, budget=load_settings().llm.token_budget)
+
+
 @click.command("repair")
 @click.argument("site")
 @click.option(
@@ -106,6 +123,14 @@ def _with_llm(result: Any, bundle: Any, site: str) -> Any:
     help="Where the last good values are not on the failing pages, ask the configured model "
     "for the broken page types' fields (same guards as authoring).",
 )
+@click.option(
+    "--answer",
+    "answer",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="The answer to the bundle's prompt.md (its JSON format, or a model's whole reply "
+    "with the JSON inside): values for the broken fields, checked as --llm checks a model's.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the repair and its check; write nothing.")
 @click.option("--yes", is_flag=True, help="Write the repaired file without the review session.")
 @click.option(
@@ -120,6 +145,7 @@ def repair_cmd(
     bundle: str,
     selectors_dir: Path | None,
     use_llm: bool,
+    answer: Path | None,
     dry_run: bool,
     yes: bool,
     screenshots: bool,
@@ -155,6 +181,11 @@ def repair_cmd(
     reproduces the last good records on the last good snapshots and extracts plausible
     values (filled as often as before, of the field's type) on every failing snapshot.
 
+    With --answer FILE, the values come from an answer to the bundle's prompt.md instead of
+    a configured model (paste prompt.md into any model, or fill it in yourself, and save the
+    reply): the pages it answers are the seeds, each value must be on its page verbatim, and
+    the same adoption check decides. No model is called.
+
     An adopted repair is printed as a per-field diff (old XPath -> new XPath,
     anchors); without --yes the review session opens on each repaired page type (the
     failing pages as seeds: look, fix, drop; empty lines from a pipe accept; what you leave
@@ -169,6 +200,7 @@ def repair_cmd(
       anchorpath author repair mfds-dmf --bundle .anchorpath/state/runs/mfds-dmf/RUN/bundle --yes
       anchorpath author repair mfds-dmf --bundle RUN/bundle --dry-run
       anchorpath author repair mfds-dmf --bundle RUN/bundle --llm
+      anchorpath author repair mfds-dmf --bundle RUN/bundle --answer reply.txt --yes
       anchorpath run mfds-dmf
     """
     from anchorpath._config import load_settings
@@ -176,6 +208,8 @@ def repair_cmd(
     from anchorpath.authoring.repair.result import render_diff
     from anchorpath.bundle import read_bundle
 
+    if use_llm and answer is not None:
+        raise click.UsageError("give --llm or --answer, not both")
     try:
         manifest = read_bundle(bundle)
         if site not in (manifest.site, manifest.selector.site.id):
@@ -185,6 +219,8 @@ def repair_cmd(
         result = repair_from_bundle(bundle, selectors_dir=selectors_dir, dry_run=True)
         if use_llm:
             result = _with_llm(result, manifest, site)
+        elif answer is not None:
+            result = _with_answer(result, manifest, answer)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     broken = sum(len(v) for v in result.broken.values())
@@ -200,7 +236,9 @@ def repair_cmd(
         for p in result.verification.problems:
             click.echo(f"  problem: {p}", err=True)
         if not result.matched:
-            raise click.ClickException(_nothing_matched(manifest, Path(bundle), use_llm))
+            raise click.ClickException(
+                _nothing_matched(manifest, Path(bundle), use_llm or answer is not None)
+            )
         fields = ", ".join(result.unreproduced)
         raise click.ClickException(
             f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
@@ -231,9 +269,18 @@ def repair_cmd(
 
 def _nothing_matched(manifest: Any, bundle: Path, llm_tried: bool) -> str:
     """One sentence: why no failing page could be paired with a last good record, and what the
-    operator can do instead (accept a false alarm, or re-author; ``--llm`` if not tried)."""
-    if not manifest.last_good_records:
-        why = "the bundle holds no last good records (no run of the site was committed before)"
+    operator can do instead (accept a false alarm, or re-author; ``--answer`` or ``--llm`` if
+    neither was tried)."""
+    if not manifest.last_good:
+        why = (
+            "the bundle holds no last good page (no run of the site was committed before, "
+            "or its archive was deleted)"
+        )
+    elif not manifest.last_good_records:
+        why = (
+            f"the bundle's {len(manifest.last_good)} last good page(s) gave no record with the "
+            "selector file the run used"
+        )
     elif not manifest.failing:
         why = "the bundle holds no failing pages"
     else:
@@ -247,5 +294,10 @@ def _nothing_matched(manifest: Any, bundle: Path, llm_tried: bool) -> str:
         f"alert is a false alarm accept the run (anchorpath accept {manifest.site} {run}), "
         f"otherwise re-author the site from the failing pages in {bundle / 'failing'} "
         f"(anchorpath author new-site {manifest.site} --seed PAGE --examples FILE"
-        + (")" if llm_tried else "; or retry this repair with --llm)")
+        + (
+            ")"
+            if llm_tried
+            else f"; or answer {bundle / 'prompt.md'} and retry this repair with --answer "
+            "FILE, or with --llm)"
+        )
     )

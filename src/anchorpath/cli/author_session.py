@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import did_you_mean
 
 __all__ = ["edit_cmd", "review_and_write", "session_source"]
 
@@ -122,7 +123,7 @@ def _pick_page_type(sf: Any, name: str | None) -> str:
     if name is not None:
         if name not in sf.page_types:
             raise AuthoringError(
-                f"{sf.site.id}: no page type {name!r} (page types: {', '.join(sf.page_types)})"
+                f"{sf.site.id}: no page type {name!r}" + did_you_mean([name], sf.page_types)
             )
         return str(name)
     with_fields = [n for n, pt in sf.page_types.items() if pt.fields]

@@ -20,8 +20,9 @@ def demo_group(ctx: click.Context) -> None:
     """Serve the bundled demo site and collect it.
 
     Without a subcommand: start the demo site and run the daily pipeline on it: day 1 (every
-    record new), day 2 (new, changed, withdrawn), day 3 (template redesign: drift, alert
-    bundle), then repair the selector file from the bundle and run day 3 again.
+    record new), day 2 (new, changed, withdrawn), a morning when robots.txt disallows
+    everything (stopped, exit 5, then `anchorpath resume`), day 3 (template redesign: drift,
+    alert bundle), then repair the selector file from the bundle and run day 3 again.
 
     \b
     Examples:
@@ -89,8 +90,11 @@ def demo_group(ctx: click.Context) -> None:
         return DemoServer(day=day)
 
     console = Console(soft_wrap=not sys.stdout.isatty())  # cron/pipes: no 80-column wraps
+    state = work / "state"
     try:
-        run_demo(console, server, selector, state_dir=work / "state", check=check)
+        run_demo(console, server, selector, state_dir=state, days=(1, 2), check=check)
+        resumed = _stopped_day(console, selector, state)
+        run_demo(console, server, selector, state_dir=state, days=(3,), check=check)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     repaired = False
@@ -98,7 +102,44 @@ def demo_group(ctx: click.Context) -> None:
         repaired = _repair_and_rerun(console, server, selector, work, Path(bundles[3]))
     console.print(f"[dim]demo files: {work}[/]")
     ok = verdicts.get(1) == "ok" and verdicts.get(2) == "ok" and verdicts.get(3) == "drift"
-    ctx.exit(0 if ok and repaired else 1)
+    ctx.exit(0 if ok and resumed and repaired else 1)
+
+
+def _stopped_day(console: Any, selector: Any, state: Any) -> bool:
+    """The demo's stopped day: the site's robots.txt now disallows everything, so the run
+    ends ``stopped`` (exit 5) with the robots.txt diff; a person reviews it and lifts the
+    stop with ``anchorpath resume`` (the site restored its robots.txt the next day)."""
+    from anchorpath.cli.run import run_demo
+    from anchorpath.runner.policy.site import resume_site
+    from anchorpath.runner.run_types import now
+    from anchorpath.runner.store.database import Store
+
+    outcome: dict[str, Any] = {}
+
+    def check(day_from: int, day_to: int, run: Any) -> str | None:
+        outcome["run"] = run
+        if run.verdict == "stopped":
+            return "[green]✓ stopped: the store is untouched, later runs refused until resume[/]"
+        return f"[red]✗ expected stopped, got {run.verdict}[/]"
+
+    run_demo(
+        console,
+        lambda day: DemoServer(day=day, mode="robots-deny"),
+        selector,
+        state_dir=state,
+        days=(2,),
+        check=check,
+        stories={2: "the next morning the site's robots.txt disallows everything"},
+    )
+    run = outcome.get("run")
+    if run is None or run.verdict != "stopped":
+        return False
+    reason = "the site restored its robots.txt (checked with its owner)"
+    console.print(f'[dim]$ anchorpath resume mfds-dmf --by demo --reason "{reason}"[/]')
+    with Store.in_state_dir(state) as store:
+        resume_site(store, "mfds-dmf", by="demo", reason=reason, at=now())
+    console.print("[green]✓ resumed by demo: the next run collects again[/]")
+    return True
 
 
 def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundle: Any) -> bool:

@@ -10,6 +10,7 @@ from typing import NoReturn
 import click
 
 from anchorpath._errors import AnchorpathError
+from anchorpath._text import quote_name, terminal_safe
 from anchorpath.cli.options import config_option, selectors_option
 
 __all__ = ["COMMANDS", "check_cmd", "diff_cmd"]
@@ -17,8 +18,14 @@ __all__ = ["COMMANDS", "check_cmd", "diff_cmd"]
 
 def _error(message: str) -> NoReturn:
     """One line on stderr, exit 2 (like diff(1): 0 same, 1 different, 2 trouble)."""
-    click.echo(f"Error: {message}", err=True)
+    click.echo(f"Error: {terminal_safe(message)}", err=True)
     sys.exit(2)
+
+
+def _say(line: str) -> None:
+    """One line of ``check``'s text output: file names, page types and values come from the
+    files checked (a pull request's), so nothing reaches the terminal raw."""
+    click.echo(terminal_safe(line))
 
 
 def _dirs(
@@ -181,26 +188,28 @@ def check_cmd(
         sys.exit(1 if failed else 0)
     for r in results:
         who = f"{r.site} v{r.version}" if r.site else "invalid"
+        for line in r.warnings:
+            click.echo(f"warning: {line}", err=True)
+        path = quote_name(r.path)
         if r.ok:
-            click.echo(
-                f"ok   {r.path}: {who}, {r.fixtures} fixture pages, {r.records} records reproduced"
-            )
+            _say(f"ok   {path}: {who}, {r.fixtures} fixture pages, {r.records} records reproduced")
             continue
-        click.echo(f"FAIL {r.path}: {who}, {len(r.problems)} problem(s)")
+        _say(f"FAIL {path}: {who}, {len(r.problems)} problem(s)")
         groups: dict[str, list[str]] = {}
         for p in r.problems:
             if p.kind == "invalid":  # already FILE:/json/pointer: message
-                click.echo(f"  {p.message}")
+                _say(f"  {p.message}")
                 continue
-            where = f"{p.page}{f' [{p.record}]' if p.record else ''}: " if p.page else ""
+            record = f" [{quote_name(p.record)}]" if p.record else ""
+            where = f"{quote_name(p.page)}{record}: " if p.page else ""
             groups.setdefault(p.where, []).append(f"{where}{p.message}")
         for where, lines in groups.items():
-            click.echo(f"  {where}: {len(lines)} failure(s)")
+            _say(f"  {where}: {len(lines)} failure(s)")
             for line in lines[:3]:
-                click.echo(f"    {line}")
+                _say(f"    {line}")
             if len(lines) > 3:
-                click.echo(f"    … {len(lines) - 3} more")
-    click.echo(f"{len(results)} selector file(s) checked, {len(failed)} failed")
+                _say(f"    … {len(lines) - 3} more")
+    _say(f"{len(results)} selector file(s) checked, {len(failed)} failed")
     sys.exit(1 if failed else 0)
 
 

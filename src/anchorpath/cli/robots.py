@@ -10,7 +10,8 @@ import click
 
 from anchorpath._config import FetchConfig, load_settings
 from anchorpath._errors import AnchorpathError
-from anchorpath._text import terminal_safe
+from anchorpath._text import quote_name, terminal_safe
+from anchorpath._untrusted import read_capped
 from anchorpath.cli.options import config_option
 from anchorpath.fetch.robots import Decision, RobotsFile, parse_robots, product_token
 from anchorpath.selectors.page_url import looks_binary
@@ -132,9 +133,11 @@ def check(
         limit = settings.fetch.robots_max_bytes
         if robots_file is not None:
             try:
-                body = robots_file.read_bytes()
+                body = read_capped(robots_file, settings.fetch.max_decompressed_bytes)
             except OSError as exc:
-                raise click.ClickException(f"{robots_file}: cannot read: {exc}") from exc
+                raise click.ClickException(
+                    f"{quote_name(robots_file)}: cannot read: {exc.strerror}"
+                ) from exc
             if _not_text(body):
                 raise click.ClickException(f"{robots_file}: not a robots.txt (binary content)")
             robots = parse_robots(body, max_bytes=limit)

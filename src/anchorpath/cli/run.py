@@ -18,7 +18,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from anchorpath._config import DEFAULT_CONTACT, Settings, load_settings
-from anchorpath._errors import AnchorpathError
+from anchorpath._errors import AnchorpathError, SiteStopped
 from anchorpath._text import terminal_safe
 from anchorpath.cli.options import (
     check_base_url,
@@ -46,7 +46,7 @@ from anchorpath.runner.progress import (
     Waited,
 )
 from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
-from anchorpath.runner.run_types import RunOptions, RunResult
+from anchorpath.runner.run_types import EXIT_STOPPED, RunOptions, RunResult
 from anchorpath.runner.verdict import Verdict
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 
@@ -68,6 +68,7 @@ _VERDICT_STYLE: dict[Verdict, str] = {
     "blocked": "bold magenta",
     "error": "bold red",
     "replayed": "bold cyan",
+    "stopped": "bold red",
 }
 
 
@@ -206,6 +207,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
     if len(result.charset) > 3:
         console.print(f"[yellow]… and {len(result.charset) - 3} more pages (see the report)[/]")
+    for line in result.extraction[:3]:
+        console.print(f"[yellow]extraction: {_safe(line)}[/]")
+    if len(result.extraction) > 3:
+        console.print(f"[yellow]… and {len(result.extraction) - 3} more notes (see the report)[/]")
     if result.duplicates:
         keys = ", ".join(
             f"{_safe(k)} ({' and '.join(_safe(u) for u in pages[:2])})"
@@ -243,6 +248,14 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
                 console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
         for line in result.drift.structural:
             console.print(f"  [red]structure[/]: {_safe(line)}")
+    stop = (result.policy or {}).get("stop")
+    if result.verdict == "stopped" and stop:
+        for line in str(stop.get("diff") or "").splitlines():
+            console.print(f"  [dim]{_safe(line)}[/]")
+        console.print(
+            "the site is refused until a person reviews this and runs: "
+            f"[bold]anchorpath resume {result.site} --by NAME --reason TEXT[/]"
+        )
     if result.bundle:
         console.print(f"alert bundle: {result.bundle}")
         console.print(
@@ -334,7 +347,7 @@ def run_cmd(
     origins proceed at once. Each site keeps its own lock, checkpoint, drift gate, report and
     verdict; a failing site does not stop the others; a killed job is resumed site by site
     by the next --all. One summary table, one exit code: the most severe verdict
-    (4 > 3 > 1 > 0). --executor local:N crawls in N worker processes of this machine,
+    (5 > 4 > 3 > 1 > 0). --executor local:N crawls in N worker processes of this machine,
     --executor dask://HOST:PORT on a Dask cluster (one task per origin group); this process
     alone writes the database.
 
@@ -345,6 +358,8 @@ def run_cmd(
       2  usage error
       3  drift: results quarantined, alert.json + re-authoring bundle written
       4  blocked by the site (robots.txt, 401/403, login wall, CAPTCHA)
+      5  stopped: robots.txt or terms changed, 401/403 on a start URL, repeated 429,
+         walls; the site is refused until `anchorpath resume SITE --by NAME --reason TEXT`
 
     \b
     Examples:
@@ -396,6 +411,9 @@ def run_cmd(
         )
         started = time.monotonic()
         result = execute_run(options, console, show_progress=not quiet and console.is_terminal)
+    except SiteStopped as exc:
+        click.echo(f"Error: {terminal_safe(exc)}", err=True)
+        raise SystemExit(EXIT_STOPPED) from exc
     except AnchorpathError as exc:
         raise click.ClickException(terminal_safe(exc)) from exc
     except KeyboardInterrupt:

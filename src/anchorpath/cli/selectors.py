@@ -13,7 +13,8 @@ from typing import Any
 import click
 
 from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
-from anchorpath._text import terminal_safe
+from anchorpath._text import quote_name, terminal_safe
+from anchorpath._untrusted import MAX_PAGE_BYTES, read_capped
 from anchorpath.cli.options import (
     check_charset,
     check_url,
@@ -23,6 +24,7 @@ from anchorpath.cli.options import (
 from anchorpath.selectors.evaluate import ExtractionWarning, Record, compile_selectors, extract
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.page_url import declared_url, looks_binary
+from anchorpath.selectors.policy import policy_warnings
 
 
 @click.command()
@@ -44,15 +46,17 @@ def validate(files: tuple[str, ...]) -> None:
         except SelectorValidationError as exc:
             failed = True
             for line in exc.problems:
-                click.echo(line, err=True)
+                click.echo(terminal_safe(line), err=True)
             continue
         except AnchorpathError as exc:
             failed = True
-            click.echo(str(exc), err=True)
+            click.echo(terminal_safe(str(exc)), err=True)
             continue
+        for line in policy_warnings(sf, name):
+            click.echo(f"warning: {line}", err=True)
         fields = sum(len(pt.fields) for pt in sf.page_types.values())
         click.echo(
-            f"{name}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
+            f"{quote_name(name)}: ok ({sf.site.id} v{sf.version}, {len(sf.page_types)} page types, "
             f"{fields} fields)"
         )
     if failed:
@@ -118,9 +122,11 @@ def extract_cmd(
     unmatched: list[str] = []
     for page in pages:
         try:
-            body = Path(page).read_bytes()
+            body = read_capped(page, MAX_PAGE_BYTES)
         except OSError as exc:
-            raise click.ClickException(f"{page}: cannot read page: {exc.strerror}") from exc
+            raise click.ClickException(
+                f"{quote_name(page)}: cannot read page: {exc.strerror}"
+            ) from exc
         if not body.strip():
             raise click.ClickException(f"{page}: empty file, not a page")
         if looks_binary(body):

@@ -25,6 +25,7 @@ from anchorpath.fetch.events import FetchCounters, FetchEvent
 from anchorpath.fetch.http import charset_of
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.robots_policy import RobotsSeen
 from anchorpath.fetch.warc import WarcWriter
 
 __all__ = ["MockFetcher", "MockRoute", "Route"]
@@ -157,6 +158,10 @@ class MockFetcher:
                 yield url, self.fetch(url, conditional=conditional, render=render)
             except FetchError as exc:
                 yield url, exc
+
+    def robots_seen(self, url: str) -> RobotsSeen | None:
+        """None: the mock answers every URL and reads no robots.txt."""
+        return None
 
     def close(self) -> None:
         """Close the WARC segment (if any)."""

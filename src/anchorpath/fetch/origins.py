@@ -39,6 +39,10 @@ class RobotsState:
     retry_at: float = 0.0  # for "unreachable": fetcher clock time of the next attempt
     attempts: int = 0
     detail: str = ""
+    #: the bytes this verdict was parsed from (None: allow-all or unreachable) and when they
+    #: were fetched (wall clock; a cached copy keeps its own time)
+    body: bytes | None = None
+    fetched_wall: float | None = None
 
 
 @dataclass

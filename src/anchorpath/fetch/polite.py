@@ -52,7 +52,7 @@ from anchorpath.fetch.origins import Origins, SharedPoliteness
 from anchorpath.fetch.pacing import PacingPolicy
 from anchorpath.fetch.result import FetchResult, with_elapsed
 from anchorpath.fetch.robots import RobotsFile, product_token
-from anchorpath.fetch.robots_policy import RobotsGate
+from anchorpath.fetch.robots_policy import RobotsGate, RobotsSeen
 from anchorpath.fetch.safety import Resolver, check_url, origin_of
 from anchorpath.fetch.warc import WarcWriter
 
@@ -297,6 +297,11 @@ class PoliteFetcher:
             self._origins.check_open(state, url)
             self._robots.ensure(state, limit)
             return self._robots.governing(state, url)
+
+    def robots_seen(self, url: str) -> RobotsSeen | None:
+        """The robots.txt ``url``'s origin was judged by so far (None: not asked yet). Never
+        fetches."""
+        return self._robots.seen(self._origins.get(origin_of(url)))
 
     # ---------------------------------------------------------------- one URL, with redirects
 

@@ -15,6 +15,7 @@ from typing import Protocol
 from anchorpath._config import FetchConfig
 from anchorpath.fetch.events import FetchCounters, FetchEvent
 from anchorpath.fetch.result import FetchResult
+from anchorpath.fetch.robots_policy import RobotsSeen
 
 __all__ = ["Fetcher", "FetcherFactory"]
 
@@ -38,6 +39,11 @@ class Fetcher(Protocol):
         """Fetch one URL or raise a FetchError subclass. ``wait_for``: with ``render="browser"``,
         an XPath whose presence means the page's content is there (the page type's record
         root), waited for instead of network idleness."""
+        ...
+
+    def robots_seen(self, url: str) -> RobotsSeen | None:
+        """The robots.txt requests to ``url``'s origin were judged by so far (None: not asked
+        yet, or a fetcher that does not read robots.txt). Never fetches."""
         ...
 
     def close(self) -> None:

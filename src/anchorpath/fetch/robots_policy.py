@@ -9,9 +9,12 @@ cached copy younger than ``robots_cache_ttl`` can stand in.
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -25,7 +28,7 @@ from anchorpath.fetch.origins import Origins, OriginState, RobotsState
 from anchorpath.fetch.robots import RobotsFile, parse_robots
 from anchorpath.fetch.safety import check_url, decode_body, origin_of
 
-__all__ = ["RobotsGate", "robots_url"]
+__all__ = ["RobotsGate", "RobotsSeen", "robots_url"]
 
 log = logging.getLogger("anchorpath.fetch.polite")  # see origins.py: one name for the fetcher
 
@@ -36,6 +39,48 @@ def robots_url(origin: str) -> str:
     host, _, port = rest.rpartition(":")
     default = (scheme == "http" and port == "80") or (scheme == "https" and port == "443")
     return f"{scheme}://{host}{'' if default else ':' + port}/robots.txt"
+
+
+@dataclass(frozen=True)
+class RobotsSeen:
+    """The robots.txt an origin's requests were judged by in this fetcher's life: ``kind``
+    ``parsed`` (``text`` and its ``sha256``), ``allow-all`` (404/410: no file) or
+    ``unreachable`` (``detail`` says why); ``fetched_at`` is when it was fetched (ISO 8601
+    UTC; a cached copy keeps the time it was fetched)."""
+
+    origin: str
+    kind: str
+    fetched_at: str | None = None
+    sha256: str | None = None
+    text: str | None = None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "origin": self.origin,
+            "kind": self.kind,
+            "fetched_at": self.fetched_at,
+            "sha256": self.sha256,
+            "text": self.text,
+            "detail": self.detail or None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, str | None]) -> RobotsSeen:
+        return cls(
+            str(d.get("origin") or ""),
+            str(d.get("kind") or ""),
+            d.get("fetched_at"),
+            d.get("sha256"),
+            d.get("text"),
+            d.get("detail") or "",
+        )
+
+
+def _iso(wall: float | None) -> str | None:
+    if wall is None:
+        return None
+    return dt.datetime.fromtimestamp(wall, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _unavailable(url: str, origin: str, detail: str) -> str:
@@ -121,6 +166,21 @@ class RobotsGate:
             return False
         return robots.robots is None or robots.robots.allowed(self.token, url)
 
+    def seen(self, state: OriginState) -> RobotsSeen | None:
+        """What ``state``'s requests were judged by, or None before robots.txt was asked."""
+        robots = state.robots
+        if robots is None:
+            return None
+        origin = state.gate.origin
+        if robots.kind == "unreachable":
+            return RobotsSeen(origin, "unreachable", detail=robots.detail)
+        when = _iso(robots.fetched_wall)
+        if robots.body is None:
+            return RobotsSeen(origin, "allow-all", when)
+        digest = hashlib.sha256(robots.body).hexdigest()
+        text = robots.body.decode("utf-8", "replace")
+        return RobotsSeen(origin, robots.kind, when, digest, text)
+
     # ---------------------------------------------------------------- keeping it current
 
     def ensure(self, state: OriginState, deadline: float) -> None:
@@ -132,7 +192,7 @@ class RobotsGate:
                 return
             if robots.kind == "unreachable" and self._clock() < robots.retry_at:
                 return
-        elif self._load_cached(state, now_wall, fresh_only=True):
+        elif not self.config.robots_per_run and self._load_cached(state, now_wall, fresh_only=True):
             return
         self._fetch(state, deadline)
 
@@ -148,10 +208,14 @@ class RobotsGate:
             return False
         body = entry.get("body")
         if entry.get("kind") == "allow-all" or body is None:
-            state.robots = RobotsState("allow-all", None, expires_wall=expires)
+            state.robots = RobotsState(
+                "allow-all", None, expires_wall=expires, fetched_wall=fetched
+            )
         else:
             parsed = parse_robots(bytes(body), max_bytes=self.config.robots_max_bytes)
-            state.robots = RobotsState("parsed", parsed, expires_wall=expires)
+            state.robots = RobotsState(
+                "parsed", parsed, expires_wall=expires, body=bytes(body), fetched_wall=fetched
+            )
             state.gate.crawl_delay = parsed.crawl_delay(self.token)
         if not fresh_only:
             # A stale-but-young copy stands in for an unreachable robots.txt: re-check later.
@@ -206,7 +270,9 @@ class RobotsGate:
                 return
             if status in (404, 410):
                 self._store(state, "allow-all", None, raw)
-                state.robots = RobotsState("allow-all", None, expires_wall=self._expiry(raw))
+                state.robots = RobotsState(
+                    "allow-all", None, expires_wall=self._expiry(raw), fetched_wall=self._wall()
+                )
                 return
             if 400 <= status < 500:
                 # RFC 9309 would treat this as "no restrictions"; we are stricter on purpose:
@@ -229,7 +295,9 @@ class RobotsGate:
         for warning in parsed.warnings:
             log.warning("%s: %s", url, warning)
             self.origins.emit("warning", url, state, outcome="robots-warning", detail=warning)
-        state.robots = RobotsState("parsed", parsed, expires_wall=self._expiry(raw))
+        state.robots = RobotsState(
+            "parsed", parsed, expires_wall=self._expiry(raw), body=body, fetched_wall=self._wall()
+        )
         crawl_delay = parsed.crawl_delay(self.token)
         state.gate.crawl_delay = crawl_delay
         if crawl_delay is not None:

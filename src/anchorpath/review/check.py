@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from anchorpath._errors import AnchorpathError, SelectorFileError, SelectorValidationError
+from anchorpath._text import excerpt, quote_name
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.review.replay import Page, extract_quietly
-from anchorpath.selectors.load import load_selector_file
+from anchorpath.selectors.load import fixture_path, load_selector_file
 from anchorpath.selectors.model import Fixture, SelectorFile
+from anchorpath.selectors.policy import policy_warnings
 
 __all__ = ["CheckProblem", "FileCheck", "check_file", "selector_files"]
 
@@ -68,6 +71,8 @@ class FileCheck:
     fixtures: int
     records: int
     problems: tuple[CheckProblem, ...]
+    #: what the file lacks that does not fail ``check`` (no ``policy.basis``, ...)
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -82,6 +87,7 @@ class FileCheck:
             "fixtures": self.fixtures,
             "records": self.records,
             "problems": [p.to_dict() for p in self.problems],
+            "warnings": list(self.warnings),
         }
 
 
@@ -130,17 +136,15 @@ def _fixture_problem(message: str, fx: Fixture, page_type: str | None = None) ->
     return CheckProblem("fixture", message, page_type=page_type, page=fx.page)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _check_fixture(sf: SelectorFile, base: Path, fx: Fixture) -> tuple[int, list[CheckProblem]]:
+def _check_fixture(sf: SelectorFile, sf_path: Path, fx: Fixture) -> tuple[int, list[CheckProblem]]:
     try:
-        body = (base / fx.page).read_bytes()
+        body = read_capped(fixture_path(sf_path, fx.page), MAX_PAGE_BYTES, regular=True)
     except OSError as exc:
         return 0, [
             CheckProblem(
-                "fixture", f"fixture page {fx.page} cannot be read: {exc.strerror}", page=fx.page
+                "fixture",
+                f"fixture page {quote_name(fx.page)} cannot be read: {exc.strerror}",
+                page=fx.page,
             )
         ]
     pt = sf.page_type_for(fx.url)
@@ -151,21 +155,28 @@ def _check_fixture(sf: SelectorFile, base: Path, fx: Fixture) -> tuple[int, list
     try:
         records = extract_quietly(sf, Page(fx.url, body, "fixtures", fx.page))
     except AnchorpathError as exc:
-        return 0, [_fixture_problem(f"{fx.page}: {exc}", fx, pt.name)]
+        return 0, [_fixture_problem(f"{quote_name(fx.page)}: {exc}", fx, pt.name)]
     if fx.records is None:
         return len(records), []
     try:
-        expected = json.loads((base / fx.records).read_text(encoding="utf-8"))
+        path = fixture_path(sf_path, fx.records)
+        expected = loads_json(read_capped(path, MAX_PAGE_BYTES, regular=True).decode("utf-8"))
     except (OSError, ValueError) as exc:
         msg = exc.strerror if isinstance(exc, OSError) else str(exc)
         return 0, [
             CheckProblem(
-                "fixture", f"expected records {fx.records} cannot be read: {msg}", page=fx.page
+                "fixture",
+                f"expected records {quote_name(fx.records)} cannot be read: {msg}",
+                page=fx.page,
             )
         ]
     if not isinstance(expected, list) or not all(isinstance(r, dict) for r in expected):
         return 0, [
-            CheckProblem("fixture", f"{fx.records}: expected a JSON list of records", page=fx.page)
+            CheckProblem(
+                "fixture",
+                f"{quote_name(fx.records)}: expected a JSON list of records",
+                page=fx.page,
+            )
         ]
     got = [_plain({"_page_type": r.page_type, **r.values}) for r in records]
     problems: list[CheckProblem] = []
@@ -190,7 +201,7 @@ def _check_fixture(sf: SelectorFile, base: Path, fx: Fixture) -> tuple[int, list
             problems.append(
                 CheckProblem(
                     "records",
-                    f"page type {ptype!r} expected, got {have.get('_page_type')!r}",
+                    f"page type {excerpt(ptype)} expected, got {excerpt(have.get('_page_type'))}",
                     page_type=ptype,
                     page=fx.page,
                     record=label,
@@ -207,7 +218,7 @@ def _check_fixture(sf: SelectorFile, base: Path, fx: Fixture) -> tuple[int, list
                 problems.append(
                     CheckProblem(
                         "value",
-                        f"expected {_dumps(e)}, got {_dumps(g)}",
+                        f"expected {excerpt(e)}, got {excerpt(g)}",
                         page_type=ptype,
                         field=name,
                         page=fx.page,
@@ -231,7 +242,15 @@ def check_file(path: Path) -> FileCheck:
     problems: list[CheckProblem] = []
     records = 0
     for fx in sf.fixtures:
-        n, found = _check_fixture(sf, path.parent, fx)
+        n, found = _check_fixture(sf, path, fx)
         records += n
         problems += found
-    return FileCheck(str(path), sf.site.id, sf.version, len(sf.fixtures), records, tuple(problems))
+    return FileCheck(
+        str(path),
+        sf.site.id,
+        sf.version,
+        len(sf.fixtures),
+        records,
+        tuple(problems),
+        tuple(policy_warnings(sf, str(path))),
+    )

@@ -12,17 +12,24 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from anchorpath._errors import AnchorpathError, ReviewError, SelectorFileError
+from anchorpath._text import quote_name
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.review.git import GitRepo
 from anchorpath.review.model import VersionRef
 from anchorpath.review.replay import Page
-from anchorpath.selectors.load import find_selector_file, load_selector_file, parse_selector_data
+from anchorpath.selectors.load import (
+    find_selector_file,
+    fixture_path,
+    load_selector_file,
+    parse_json,
+    parse_selector_data,
+)
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
@@ -35,7 +42,8 @@ __all__ = [
 ]
 
 _AT = re.compile(r"(.+)@(\d+)")
-Reader = Callable[[Path], bytes | None]
+#: Reads a path the selector file names (relative to its folder): its bytes, or None.
+Reader = Callable[[str], bytes | None]
 
 
 @dataclass(frozen=True)
@@ -52,9 +60,22 @@ class Version:
 
 def _read_file(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_capped(path, MAX_PAGE_BYTES, regular=True)
     except OSError:
         return None
+
+
+def _in_folder(sf_path: Path) -> Reader:
+    """A reader of the files the selector file at ``sf_path`` names, confined to its
+    fixtures folder (symlinks resolved), each at most :data:`MAX_PAGE_BYTES`."""
+
+    def read(relative: str) -> bytes | None:
+        try:
+            return read_capped(fixture_path(sf_path, relative), MAX_PAGE_BYTES, regular=True)
+        except OSError:
+            return None
+
+    return read
 
 
 def _fixture_pages(
@@ -62,9 +83,9 @@ def _fixture_pages(
 ) -> tuple[tuple[Page, ...], list[str]]:
     pages, missing = [], []
     for fx in sf.fixtures:
-        body = read(base / fx.page)
+        body = read(fx.page)
         if body is None:
-            missing.append(fx.page)
+            missing.append(quote_name(fx.page))
             continue
         pages.append(Page(fx.url, body, "fixtures", fx.page))
     notes = []
@@ -72,7 +93,7 @@ def _fixture_pages(
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
         notes.append(
             f"{len(missing)} golden fixture page(s) of {sf.site.id} v{sf.version} not found "
-            f"under {base} ({missing[0]}{more})"
+            f"under {quote_name(base)} ({missing[0]}{more})"
         )
     return tuple(pages), notes
 
@@ -89,7 +110,7 @@ def load_version(spec: str, selectors_dir: Path) -> Version:
         sf = load_selector_file(path, version=number)
     except SelectorFileError as exc:
         raise ReviewError(str(exc)) from exc
-    pages, notes = _fixture_pages(sf, path.parent, _read_file)
+    pages, notes = _fixture_pages(sf, path.parent, _in_folder(path))
     label = spec if m else str(path)
     return Version(VersionRef(label, sf.version), sf, str(path), pages, tuple(notes))
 
@@ -100,21 +121,33 @@ def is_selector_file(data: bytes | None) -> bool:
     if data is None:
         return False
     try:
-        obj = json.loads(data)
+        obj = loads_json(data)
     except (ValueError, UnicodeDecodeError):
-        return False
+        # Too deep or broken: a JSON object that names a site may still be meant as one.
+        head = data[:4096]
+        return data.lstrip()[:1] == b"{" and b'"page_types"' in data and b'"site"' in head
     return isinstance(obj, dict) and "page_types" in obj and "site" in obj
 
 
-def _parse(data: bytes, where: str) -> SelectorFile:
+def _parse(data: bytes, where: str, base: Path) -> SelectorFile:
+    """A selector file's bytes as a model (``base``: the folder it is in); every problem is
+    one :class:`ReviewError`."""
     try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ReviewError(f"{where}: invalid JSON: {exc}") from exc
-    try:
-        return parse_selector_data(obj, where)
+        return parse_selector_data(parse_json(data, where), where, base=base)
     except SelectorFileError as exc:
         raise ReviewError(str(exc)) from exc
+
+
+def _at_ref(repo: GitRepo, folder: str, working: Reader) -> Reader:
+    """A reader of the files a selector file in ``folder`` names, as they are at the ref (the
+    working tree's, confined, when the ref lacks one). The names were checked on parsing; git
+    gives a regular file's bytes only, so a symlink there is never followed."""
+
+    def read(relative: str) -> bytes | None:
+        found = repo.show(f"{folder}/{relative}" if folder else relative)
+        return found if found is not None else working(relative)
+
+    return read
 
 
 def git_versions(
@@ -130,25 +163,22 @@ def git_versions(
             continue
         rel = repo.relative(path)
         old_bytes = repo.show(rel)
-        new_bytes = _read_file(path)
+        new_bytes = _read_file(path) if not path.is_symlink() else None
         if not (is_selector_file(old_bytes) or is_selector_file(new_bytes)):
             continue
         old = new = None
+        name = quote_name(rel)
         if old_bytes is not None:
-            where = f"{ref}:{rel}"
-            sf = _parse(old_bytes, where)
-
-            def at_ref(p: Path) -> bytes | None:
-                found = repo.show(repo.relative(p))
-                return found if found is not None else _read_file(p)
-
+            where = f"{ref}:{name}"
+            sf = _parse(old_bytes, where, path.parent)
+            at_ref = _at_ref(repo, rel.rpartition("/")[0], _in_folder(path))
             pages, notes = _fixture_pages(sf, path.parent, at_ref)
-            old = Version(VersionRef(where, sf.version), sf, rel, pages, tuple(notes))
+            old = Version(VersionRef(where, sf.version), sf, name, pages, tuple(notes))
         if new_bytes is not None:
-            sf = _parse(new_bytes, rel)
-            pages, notes = _fixture_pages(sf, path.parent, _read_file)
+            sf = _parse(new_bytes, name, path.parent)
+            pages, notes = _fixture_pages(sf, path.parent, _in_folder(path))
             new = Version(
-                VersionRef(f"working tree:{rel}", sf.version), sf, rel, pages, tuple(notes)
+                VersionRef(f"working tree:{name}", sf.version), sf, name, pages, tuple(notes)
             )
         out.append((old, new))
     return out

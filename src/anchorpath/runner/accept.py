@@ -62,10 +62,11 @@ def _check(rows: list[RunRow], run_id: str, site: str, db: Path) -> RunRow:
         raise AcceptRefused(
             f"run {run_id} of {site} was already accepted by {run.accepted_by} at {run.accepted_at}"
         )
-    if run.verdict == "blocked":
+    if run.verdict in ("blocked", "stopped"):
         raise AcceptRefused(
-            f"run {run_id} of {site} was blocked by the site ({run.error}): a refusal is not a "
-            "selector problem and can never be accepted; run the site again when it lets us in"
+            f"run {run_id} of {site} was {run.verdict} by the site ({run.error}): a refusal is "
+            "not a selector problem and can never be accepted; run the site again when it lets "
+            "us in" + (" (after `anchorpath resume`)" if run.verdict == "stopped" else "")
         )
     if run.verdict != "drift":
         raise AcceptRefused(

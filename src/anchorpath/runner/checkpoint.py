@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ __all__ = [
     "InvalidRecord",
     "PageEntry",
     "RecordEntry",
+    "extraction_notes",
     "load_checkpoint",
     "remove_checkpoint",
     "save_checkpoint",
@@ -109,9 +110,13 @@ class PageEntry:
     anchors_present: dict[str, bool]
     source: str  # fetch | archive
     charset_note: str | None = None  # the declared charset does not fit the bytes
+    #: what extraction coerced or guessed on this page (``PageResult.notes``)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        out["notes"] = list(self.notes)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> PageEntry:
@@ -128,7 +133,18 @@ class PageEntry:
             anchors_present={str(k): bool(v) for k, v in (d.get("anchors_present") or {}).items()},
             source=str(d.get("source", "fetch")),
             charset_note=d.get("charset_note"),
+            notes=tuple(str(n) for n in d.get("notes") or ()),
         )
+
+
+def extraction_notes(pages: Sequence[PageEntry]) -> list[str]:
+    """What extraction coerced or guessed in a run, one line per note with the number of
+    pages it came from and the first of them (for the summary and the report)."""
+    where: dict[str, list[str]] = {}
+    for p in pages:
+        for note in p.notes:
+            where.setdefault(note, []).append(p.url)
+    return [f"{note} (on {len(urls)} page(s), first {urls[0]})" for note, urls in where.items()]
 
 
 @dataclass

@@ -51,6 +51,9 @@ class Observed:
     stats: RunStats
     invalid_emitted: Sequence[InvalidRecord]
     charset_notes: Sequence[str] = ()
+    #: why the site stops (the rules of collection changed or it refused for good, see
+    #: :mod:`anchorpath.runner.policy.judge`); ``run`` only
+    stopped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,11 +78,13 @@ def gone_evidence(sf: SelectorFile, url: str, status: int | None) -> bool:
 
 
 def decide(seen: Observed, baseline: Baseline, sf: SelectorFile) -> Decision:
-    """In order: a refusal (``blocked``), a selector file at fault (``fatal``, an ``error``),
-    no page at all (``error``), a site that listed nothing but looked as usual
-    (``empty-source``); otherwise the drift gate's ``ok`` or ``drift`` against
-    ``baseline.history()``. Charset notes are named first in the reason of a ``drift`` or
-    ``error``: garbled values fail their schema because of the encoding."""
+    """In order: a stop (``stopped``), a refusal (``blocked``), a selector file at fault
+    (``fatal``, an ``error``), no page at all (``error``), a site that listed nothing but
+    looked as usual (``empty-source``); otherwise the drift gate's ``ok`` or ``drift``
+    against ``baseline.history()``. Charset notes are named first in the reason of a
+    ``drift`` or ``error``: garbled values fail their schema because of the encoding."""
+    if seen.stopped:
+        return Decision("stopped", seen.stopped)
     decision = _decide(seen, baseline, sf)
     notes = seen.charset_notes
     if notes and decision.verdict in ("drift", "error"):

@@ -13,6 +13,12 @@
    (:mod:`~anchorpath.runner.drift.validate`) and computes the run's field statistics;
 5. decides the verdict:
 
+   ``stopped``
+       the rules of collection changed or the site refused for good
+       (:mod:`~anchorpath.runner.policy`): robots.txt now disallows URLs the site needs, the
+       terms page changed, 401/403 on a start URL, repeated 429, walls before any page,
+       robots.txt unreachable past RFC 9309's grace period – the store is untouched, exit 5,
+       and the site is not run again until ``anchorpath resume``;
    ``blocked``
        the site refused (robots.txt on a start URL, 401/403, or a page that certainly is a wall:
        a login form or a challenge as the page's main content, an "access denied" page — see
@@ -51,7 +57,7 @@ import copy
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +73,14 @@ from anchorpath._errors import (
 )
 from anchorpath.fetch.events import FetchEvent
 from anchorpath.fetch.protocol import FetcherFactory
+from anchorpath.fetch.robots import product_token
 from anchorpath.runner.archive import last_archived
 from anchorpath.runner.checkpoint import (
     Checkpoint,
     InvalidRecord,
     PageEntry,
     RecordEntry,
+    extraction_notes,
     load_checkpoint,
     remove_checkpoint,
     save_checkpoint,
@@ -84,6 +92,7 @@ from anchorpath.runner.crawl.pages import (
     site_config,
     unreachable,
 )
+from anchorpath.runner.crawl.urls import rewrite_origin
 from anchorpath.runner.decide import Decision, Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import (
     ChecksAhead,
@@ -96,6 +105,17 @@ from anchorpath.runner.drift.gate import (
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.lock import SiteLock, lease_holds
+from anchorpath.runner.policy.header import Completion, policy_header
+from anchorpath.runner.policy.judge import Stop
+from anchorpath.runner.policy.observe import PolicySeen, Refusal, observe_terms
+from anchorpath.runner.policy.site import (
+    check_may_run,
+    conclude,
+    file_origin,
+    gather_robots,
+    previous,
+    remember,
+)
 from anchorpath.runner.progress import (
     PageRead,
     Phase,
@@ -156,6 +176,8 @@ class CrawlJob:
     #: a new run's first checkpoint: written by the crawl, before its first request, not by
     #: the preparing process (until then the run has done nothing a crash could lose)
     fresh: Checkpoint | None = None
+    #: the terms page's text hash the last run saw: a different one stops before the crawl
+    terms_before: str | None = None
 
 
 @dataclass
@@ -171,6 +193,8 @@ class CrawlOutcome:
     #: validation and field statistics, computed where the crawl ran
     checks: RunChecks | None = None
     seconds: float = 0.0
+    #: robots.txt and terms as the crawl saw them, robots-excluded URLs, the refusal
+    policy: PolicySeen | None = None
 
 
 @dataclass
@@ -248,8 +272,21 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     ahead = ChecksAhead(RecordValidator(sf.page_types))
     # Records are only ever appended: the progress count grows with each page's new ones.
     counted, emitted = 0, 0
+    seen = PolicySeen()
     try:
-        while True:
+        terms_url = sf.policy.terms_url if sf.policy is not None else None
+        if terms_url:
+            reader.fetcher = reader.fetcher or reader.make_fetcher()
+            on_site = file_origin(terms_url) == file_origin(sf.fetch.start_urls[0])
+            live = rewrite_origin(terms_url, options.base_url) if on_site else terms_url
+            seen.terms = replace(observe_terms(reader.fetcher, live), url=terms_url)
+            before, now_hash = job.terms_before, seen.terms.sha256
+            if before and now_hash and before != now_hash:
+                seen.terms_stop = (
+                    f"the terms page {terms_url} changed since the last run (text sha256 "
+                    f"{before[:12]} -> {now_hash[:12]}): nothing else was fetched"
+                )
+        while seen.terms_stop is None:
             item = frontier.pop(state)
             if item is None:
                 break
@@ -258,6 +295,10 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
                 page = reader.read(item, archive, cp)
             except (OriginBlocked, RobotsDisallowed) as exc:
                 fetch_errors.append(f"{item.url}: {exc}")
+                if isinstance(exc, RobotsDisallowed) and exc.reason == "disallowed":
+                    seen.excluded.append(item.url)
+                if isinstance(exc, OriginBlocked) or item.via in ("start", "url"):
+                    seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
                 if unreachable(exc):
                     # No robots.txt because the site is down: an error, not a refusal.
                     break
@@ -299,11 +340,12 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     finally:
         if reader.fetcher is not None:
             counters = reader.fetcher.counters.as_dict()
+            seen.robots = gather_robots(reader.fetcher, sf, options.base_url)
             reader.fetcher.close()
     cp.crawl = state.to_dict()
     cp.errors = fetch_errors
     checks = check_records(sf, cp.records, cp.pages, ahead)
-    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks)
+    return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks, policy=seen)
 
 
 def _waited(progress: Progress, event: FetchEvent, site: str) -> None:
@@ -350,6 +392,9 @@ class Run:
         self.emit = {name for name, pt in sf.page_types.items() if pt.emit}
         #: the seed of the drift baseline when computed ahead (``run --all``: while crawling)
         self.seed: Callable[[], list[RunStats]] | None = None
+        #: what the crawl saw of robots.txt and the terms page (set by :meth:`finish`)
+        self.seen = PolicySeen()
+        self.stop: Stop | None = None
 
     # .. main ....................................................................................
 
@@ -362,11 +407,15 @@ class Run:
             options, sf, self.sf_sha, self.store, self.frontier, self.progress
         )
         run_dir = runs_dir(options, sf.site.id) / cp.run_id
+        terms = previous(self.store, sf.site.id).terms if self._terms_url() else None
         if not resumed:
-            return CrawlJob(options, sf, run_dir, resumed, lease, fresh=cp)
+            return CrawlJob(options, sf, run_dir, resumed, lease, fresh=cp, terms_before=terms)
         run_dir.mkdir(parents=True, exist_ok=True)
         save_checkpoint(run_dir, cp)
-        return CrawlJob(options, sf, run_dir, resumed, lease)
+        return CrawlJob(options, sf, run_dir, resumed, lease, terms_before=terms)
+
+    def _terms_url(self) -> str | None:
+        return self.sf.policy.terms_url if self.sf.policy is not None else None
 
     def finish(self, job: CrawlJob, outcome: CrawlOutcome) -> RunResult:
         """The verdict, the commit (or quarantine) and the report of a crawled run."""
@@ -386,6 +435,7 @@ class Run:
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
         self.progress(Phase("checking", self.sf.site.id))
+        self.seen = outcome.policy or PolicySeen()
         self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
         return result
@@ -414,7 +464,13 @@ class Run:
         invalid_emitted = [r for r in invalid if r.record.page_type in emit]
         result.invalid = len(invalid_emitted)
         result.charset = [f"{p.url}: {p.charset_note}" for p in cp.pages if p.charset_note]
+        result.extraction = extraction_notes(cp.pages)
+        token = product_token(self.options.settings.fetch.user_agent_product) or "anchorpath"
+        self.stop = conclude(
+            self.store, sf, self.seen, token=token, pages_read=len(cp.pages), now=now()
+        )
         seen = Observed(
+            stopped=self.stop.reason if self.stop is not None else None,
             blocked=blocked,
             fatal=fatal,
             pages=len(cp.pages),
@@ -478,7 +534,7 @@ class Run:
             result.events, result.complete = outcome.events, outcome.complete
             result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
         else:
-            if verdict in ("drift", "blocked"):
+            if verdict in ("drift", "blocked", "stopped"):
                 quarantine = write_quarantine(cp, result.run_dir, invalid)
             if verdict == "drift":
                 # Everything ``anchorpath accept`` needs to commit these records later exactly
@@ -488,6 +544,15 @@ class Run:
                 )
             self.store.commit_run(run_row)
         result.exit_code = EXIT_BY_VERDICT.get(verdict, EXIT_ERROR)
+        remember(self.store, sf, cp.run_id, cp.started_at, self.seen, self.stop)
+        excluded = tuple(dict.fromkeys(self.seen.excluded))
+        completion = Completion(
+            valid=result.records - result.invalid,
+            attempted=len(cp.pages) + max(0, len(result.errors) - len(excluded)),
+            excluded=excluded,
+            gone=tuple(cp.gone),
+        )
+        result.policy = policy_header(sf, self.seen, completion, self.stop).to_dict()
         result.change_rate = change_rate(self.store, sf.site.id)
         if verdict == "drift" and decision.drift is not None:
             result.bundle = write_bundle(
@@ -527,10 +592,14 @@ def run_site(
     if unrunnable:
         # Even with --url: its page types' match regexes were made from local file paths.
         raise RunError(f"{sf_path}: {unrunnable}")
+    missing = sf.missing_basis()
+    if missing:
+        raise RunError(f"{sf_path}: {missing}")
     lock = SiteLock(options.state_dir, sf.site.id)
     with lock:
         store = Store(options.state_dir / DB_NAME)
         try:
+            check_may_run(sf, str(sf_path), store)
             run = Run(options, sf, sf_path, store, progress or no_progress)
             try:
                 result = run.execute(fetcher_factory or default_fetcher, lock.info)

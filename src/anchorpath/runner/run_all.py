@@ -23,7 +23,8 @@ fails does not stop the others; a crawl that fails keeps its checkpoint, so the 
 ``--all`` (or ``run SITE``) resumes it, as it resumes every site left unfinished by
 ``kill -9`` of the whole job.
 
-The exit code is the most severe verdict: blocked (4) > drift (3) > error (1) > ok (0).
+The exit code is the most severe verdict: stopped (5) > blocked (4) > drift (3) > error (1) >
+ok (0); a stopped site is not run (until ``anchorpath resume``), its line says so.
 """
 
 from __future__ import annotations
@@ -40,14 +41,17 @@ from pathlib import Path
 from typing import Any, overload
 
 from anchorpath._config import Settings
-from anchorpath._errors import AnchorpathError, RunError, WorkerFailed
+from anchorpath._errors import AnchorpathError, RunError, SiteStopped, WorkerFailed
+from anchorpath._text import excerpt
 from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
-from anchorpath.runner.drift.gate import committed_history, needs_seed, seed_for
+from anchorpath.runner.drift.check import needs_seed
+from anchorpath.runner.drift.gate import committed_history, seed_for
 from anchorpath.runner.executor import DaskExecutor, Executor, LocalExecutor
 from anchorpath.runner.lock import SiteLock
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, Run, crawl_site
+from anchorpath.runner.policy.site import check_may_run
 from anchorpath.runner.progress import (
     PROGRESS_SECONDS,
     PageRead,
@@ -59,7 +63,7 @@ from anchorpath.runner.progress import (
     no_progress,
 )
 from anchorpath.runner.report.model import Counts
-from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, RunOptions, RunResult
+from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, EXIT_STOPPED, RunOptions, RunResult
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
@@ -118,7 +122,7 @@ class RunAllResult:
 
     @property
     def exit_code(self) -> int:
-        # blocked 4 > drift 3 > error 1 > ok 0: the codes are already ordered by severity
+        # stopped 5 > blocked 4 > drift 3 > error 1 > ok 0: the codes are ordered by severity
         return max((s.exit_code for s in self.sites), default=EXIT_OK)
 
 
@@ -261,6 +265,8 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
             out.append(f"{type(exc).__name__}: {exc}")
         except OSError as exc:
             out.append(f"{job.run_dir}: {exc}")
+        except Exception as exc:  # that site's error, the group's others run
+            out.append(_reason(exc))
         pages.flush()
         progress(SiteCrawled(site))
     return out
@@ -305,6 +311,14 @@ class _Site:
             self.lock = None
 
 
+def _reason(exc: Exception) -> str:
+    """One line for an error of one site: ours as worded; anything else (a bug, a library's
+    error on hostile input) named by its type, so that site fails and every other runs."""
+    if isinstance(exc, AnchorpathError):
+        return str(exc)
+    return f"unexpected {type(exc).__name__}: {excerpt(str(exc), 200)}"
+
+
 def run_all(
     options: RunAllOptions,
     *,
@@ -325,8 +339,8 @@ def run_all(
     for path in paths:
         try:
             sf = load_selector_file(path)
-        except AnchorpathError as exc:
-            outcomes[path.stem] = SiteOutcome(path.stem, "error", EXIT_ERROR, reason=str(exc))
+        except Exception as exc:  # one broken file is that site's error
+            outcomes[path.stem] = SiteOutcome(path.stem, "error", EXIT_ERROR, reason=_reason(exc))
             order.append(path.stem)
             continue
         if sf.site.id in outcomes or any(s.sf.site.id == sf.site.id for s in loaded):
@@ -366,11 +380,16 @@ def run_all(
                 site = loaded[i]
                 try:
                     _prepare(site, options, store, report, remote=remote)
-                except AnchorpathError as exc:
+                except Exception as exc:  # that site's error, the others run
                     site.release()
                     sid = site.sf.site.id
-                    outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=str(exc))
-                    report(SiteDone(sid, "error"))
+                    if isinstance(exc, SiteStopped):  # refused until `anchorpath resume`
+                        outcomes[sid] = SiteOutcome(
+                            sid, "stopped", EXIT_STOPPED, reason=_reason(exc)
+                        )
+                    else:
+                        outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=_reason(exc))
+                    report(SiteDone(sid, outcomes[sid].verdict))
                     continue
                 seeder.ahead(site)
                 ready.append(site)
@@ -512,6 +531,7 @@ def _prepare(
     for u in site.sf.fetch.start_urls:
         if not u.startswith(("http://", "https://")):
             raise RunError(f"{site.sf_path}: start URL {u!r} is not an http(s) URL")
+    check_may_run(site.sf, str(site.sf_path), store)
 
     site.lock = SiteLock(options.state_dir, sid, sync=remote).acquire()
     try:
@@ -538,6 +558,8 @@ def _finish(site: _Site, outcome: CrawlOutcome | str) -> SiteOutcome:
         return SiteOutcome(sid, "error", EXIT_ERROR, took, str(exc))
     except OSError as exc:
         return SiteOutcome(sid, "error", EXIT_ERROR, took, f"{site.job.run_dir}: {exc}")
+    except Exception as exc:  # that site's error, the others are decided
+        return SiteOutcome(sid, "error", EXIT_ERROR, took, _reason(exc))
     assert site.lock is not None
     result.took_over_lock = site.lock.took_over
     return SiteOutcome(

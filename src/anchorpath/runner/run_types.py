@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_DRIFT",
     "EXIT_ERROR",
     "EXIT_OK",
+    "EXIT_STOPPED",
     "EXIT_USAGE",
     "RunOptions",
     "RunResult",
@@ -36,12 +37,15 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_DRIFT = 3
 EXIT_BLOCKED = 4
+#: the site is stopped until ``anchorpath resume`` (and ``run`` of a stopped site exits so)
+EXIT_STOPPED = 5
 #: Exit code of each verdict; any other verdict (``error``) exits :data:`EXIT_ERROR`.
 EXIT_BY_VERDICT: dict[Verdict, int] = {
     "ok": EXIT_OK,
     "empty-source": EXIT_OK,
     "drift": EXIT_DRIFT,
     "blocked": EXIT_BLOCKED,
+    "stopped": EXIT_STOPPED,
 }
 
 
@@ -82,6 +86,9 @@ class RunResult:
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     #: Pages whose declared charset does not fit their bytes ("URL: what was found").
     charset: list[str] = field(default_factory=list)
+    #: What extraction coerced or guessed ("note (on N page(s), first URL)"), see
+    #: :func:`~anchorpath.runner.checkpoint.extraction_notes`.
+    extraction: list[str] = field(default_factory=list)
     drift: DriftResult | None = None
     bundle: Path | None = None
     reason: str | None = None
@@ -91,6 +98,9 @@ class RunResult:
     took_over_lock: dict[str, Any] | None = None
     accepted_by: str | None = None
     accepted_at: str | None = None
+    #: the report's opening lines: basis, robots.txt, terms, completion rate, the stop
+    #: (``runner.policy.header.PolicyHeader.to_dict``)
+    policy: dict[str, Any] | None = None
 
     def counts(self) -> Counts:
         kinds = [e.kind for e in self.events]

@@ -13,8 +13,13 @@ __all__ = ["COMMITTED", "VERDICTS", "DriftVerdict", "Verdict", "parse_verdict"]
 #: ``ok`` committed; ``empty-source`` the site listed nothing; ``drift`` quarantined by the
 #: gate; ``blocked`` the site refused; ``error`` nothing usable; ``accepted`` a drift run a
 #: person accepted later (``anchorpath accept``); ``replayed`` a run committed later by
-#: ``anchorpath replay --into store`` (its archived pages re-read with a newer selector file).
-Verdict = Literal["ok", "empty-source", "drift", "blocked", "error", "accepted", "replayed"]
+#: ``anchorpath replay --into store`` (its archived pages re-read with a newer selector file);
+#: ``stopped`` the rules of collection changed or the site refused for good (robots.txt or
+#: terms changed, 401/403 on a start URL, repeated 429, walls): the site is not run again
+#: until a person runs ``anchorpath resume`` (see ``runner/policy``).
+Verdict = Literal[
+    "ok", "empty-source", "drift", "blocked", "error", "accepted", "replayed", "stopped"
+]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 #: Verdicts whose records are in the store (and whose statistics form the drift baseline).
 COMMITTED: tuple[Verdict, ...] = ("ok", "accepted", "replayed")

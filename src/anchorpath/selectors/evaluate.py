@@ -45,7 +45,12 @@ __all__ = [
 
 
 class ExtractionWarning(UserWarning):
-    """Something was coerced or guessed while extracting (the value is still produced)."""
+    """Something was coerced or guessed while extracting (the value is still produced).
+
+    :func:`extract` warns with it; :func:`evaluate_page` returns the same texts in
+    :attr:`PageResult.notes` instead (no process-global warning state: runs extract pages on
+    several threads, and their reports, not stderr, are where such notes belong).
+    """
 
 
 @dataclass(frozen=True)
@@ -484,7 +489,8 @@ def _eval_field(
     node: etree._Element,
     base: Callable[[], str],
     trace: bool,
-    index: dict[tuple[str, str], Any] | None = None,
+    index: dict[tuple[str, str], Any] | None,
+    notes: list[str],
 ) -> tuple[Any, list[str], FieldTrace | None]:
     spec = cf.spec
     problems: list[str] = []
@@ -514,20 +520,14 @@ def _eval_field(
     elements = [i for i in items if isinstance(i, etree._Element)]
     if elements and spec.type != "list":
         if len(items) > 1:
-            warnings.warn(
-                f"field {spec.name!r}: XPath returned {len(items)} elements; first used",
-                ExtractionWarning,
-                stacklevel=2,
-            )
+            notes.append(f"field {spec.name!r}: XPath returned {len(items)} elements; first used")
             items = items[:1]
             texts = _texts(items, norm)
         elif len(elements[0]):
             # A leaf element's text is unambiguous; an element with markup inside is not.
-            warnings.warn(
+            notes.append(
                 f"field {spec.name!r}: XPath returned an element with child elements where "
-                "text is expected; coerced to its text",
-                ExtractionWarning,
-                stacklevel=2,
+                "text is expected; coerced to its text"
             )
     ft = None
     if trace:
@@ -553,14 +553,15 @@ def _record(
     url: str,
     base: Callable[[], str],
     trace: bool,
-    index: dict[tuple[str, str], Any] | None = None,
+    index: dict[tuple[str, str], Any] | None,
+    notes: list[str],
 ) -> Record:
     values: dict[str, Any] = {}
     traces: dict[str, FieldTrace] = {}
     problems: list[str] = []
     missing: list[str] = []
     for cf in cpt.fields:
-        value, probs, ft = _eval_field(cf, node, base, trace, index)
+        value, probs, ft = _eval_field(cf, node, base, trace, index, notes)
         name = cf.spec.name
         values[name] = value
         if probs:
@@ -585,6 +586,8 @@ class PageResult:
     next_url: str | None = None
     record_root_count: int | None = None
     anchors_present: Mapping[str, bool] = field(default_factory=dict)
+    #: what was coerced or guessed (the texts :func:`extract` warns with), each once
+    notes: tuple[str, ...] = ()
 
 
 def _hrefs(xp: etree.XPath, doc: etree._Element, base: str, what: str) -> list[str]:
@@ -671,20 +674,28 @@ def evaluate_page(
     if cpt is None:
         return PageResult(url, None, (), next_url=next_url)
     index = _label_index(cpt, doc) if cpt.label_queries else None
+    notes: list[str] = []
     if cpt.record_root is not None:
         found = _call(cpt.record_root, doc, f"record_root of page type {cpt.spec.name!r}")
         roots = [n for n in _as_items(found) if isinstance(n, etree._Element)]
-        records = tuple(_record(cpt, n, url, base, trace, index) for n in roots)
+        records = tuple(_record(cpt, n, url, base, trace, index, notes) for n in roots)
         count: int | None = len(roots)
     else:
-        records = (_record(cpt, doc, url, base, trace, index),)
+        records = (_record(cpt, doc, url, base, trace, index, notes),)
         count = None
     links: list[str] = []
     for xp in cpt.follow:
         links += _hrefs(xp, doc, base(), f"a follow link of page type {cpt.spec.name!r}")
     present = _anchors_present(cpt, doc, index) if anchors and cpt.anchor_labels else {}
     return PageResult(
-        url, cpt.spec.name, records, tuple(dict.fromkeys(links)), next_url, count, present
+        url,
+        cpt.spec.name,
+        records,
+        tuple(dict.fromkeys(links)),
+        next_url,
+        count,
+        present,
+        tuple(dict.fromkeys(notes)),
     )
 
 
@@ -699,10 +710,13 @@ def extract(
 ) -> list[Record]:
     """Records of one page. Pure: ``html`` is the page (bytes are decoded by HTTP charset >
     BOM > ``<meta>`` > detection); ``url`` picks the page type (unless ``page_type`` names
-    one) and resolves relative links."""
+    one) and resolves relative links. What was coerced or guessed is an
+    :class:`ExtractionWarning` (each text once)."""
     compiled = compile_selectors(selector_file, trace=trace)
     if page_type is not None:
         compiled.page_type(page_type)  # an unknown name fails before the page is parsed
     doc = parse_html(html, http_charset, plain=True)
     result = evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type)
+    for note in result.notes:
+        warnings.warn(note, ExtractionWarning, stacklevel=2)
     return list(result.records)

@@ -31,6 +31,17 @@ from jsonschema.exceptions import ValidationError
 from lxml import etree
 
 from anchorpath._errors import SelectorFileError, SelectorValidationError
+from anchorpath._text import quote_name
+from anchorpath._untrusted import (
+    MAX_JSON_DEPTH,
+    MAX_SELECTOR_FILE_BYTES,
+    JSONTooDeep,
+    TooLarge,
+    confined,
+    lexical_problem,
+    loads_json,
+    read_capped,
+)
 from anchorpath._version import __version__
 from anchorpath.selectors.model import FIELD_TYPES, SelectorFile
 from anchorpath.selectors.schema_check import Check, compile_check
@@ -39,10 +50,12 @@ from anchorpath.selectors.xpath_core import core_problem
 __all__ = [
     "dump_selector_file",
     "find_selector_file",
+    "fixture_path",
     "history_dir",
     "list_versions",
     "load_schema",
     "load_selector_file",
+    "parse_json",
     "parse_selector_data",
     "save_selector_file",
     "validate_data",
@@ -161,8 +174,52 @@ def _semantic_problems(data: dict[str, Any], where: str) -> list[str]:
     return problems
 
 
-def validate_data(data: Any, where: str = "<selector file>") -> list[str]:
-    """All problems of ``data`` as ``WHERE:/json/pointer: message`` lines (empty if valid)."""
+#: The folder next to a selector file that holds every file it names (fixture pages, their
+#: expected records, screenshots): a file from an untrusted pull request reads nothing else.
+FIXTURES_FOLDER = "fixtures"
+
+
+def _fixture_entries(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    fixtures = data.get("fixtures")
+    if not isinstance(fixtures, list):
+        return
+    for i, fx in enumerate(fixtures):
+        if isinstance(fx, dict):
+            for key in ("page", "records"):
+                if isinstance(fx.get(key), str):
+                    yield f"/fixtures/{i}/{key}", fx[key]
+
+
+def _path_problems(data: dict[str, Any], where: str, base: Path | None) -> list[str]:
+    """Every path the file names must stay in ``fixtures/`` next to it: on the text, and
+    (with ``base``, the file's folder) once symlinks are resolved."""
+    problems = []
+    for pointer, rel in _fixture_entries(data):
+        problem = lexical_problem(rel, FIXTURES_FOLDER)
+        if problem is None and base is not None:
+            try:
+                confined(base, rel, FIXTURES_FOLDER)
+            except OSError as exc:
+                problem = str(exc.strerror).removeprefix("refused: ")
+        if problem is not None:
+            problems.append(
+                f"{where}:{pointer}: path {quote_name(rel)} {problem}; a selector file names only "
+                f"files inside the {FIXTURES_FOLDER}/ folder next to it"
+            )
+    return problems
+
+
+def fixture_path(selector_path: str | os.PathLike[str], relative: str) -> Path:
+    """The file a selector file at ``selector_path`` names as ``relative`` (a fixture page,
+    its records), symlinks resolved; :class:`OSError` when it would leave ``fixtures/``."""
+    return confined(Path(selector_path).parent, relative, FIXTURES_FOLDER)
+
+
+def validate_data(
+    data: Any, where: str = "<selector file>", *, base: Path | None = None
+) -> list[str]:
+    """All problems of ``data`` as ``WHERE:/json/pointer: message`` lines (empty if valid).
+    ``base``: the folder the file lives in (paths it names are then checked on disk too)."""
     if not isinstance(data, dict):
         return [f"{where}: top level must be a JSON object"]
     problems = []
@@ -174,16 +231,19 @@ def validate_data(data: Any, where: str = "<selector file>") -> list[str]:
             )
         ]
     problems += _xpath_problems(data, where)
+    problems += _path_problems(data, where, base)
     if not problems:
         problems += _semantic_problems(data, where)
     return problems
 
 
-def parse_selector_data(data: Any, where: str = "<selector file>") -> SelectorFile:
-    """Validate ``data`` and build the model.
+def parse_selector_data(
+    data: Any, where: str = "<selector file>", *, base: Path | None = None
+) -> SelectorFile:
+    """Validate ``data`` and build the model (``base``: see :func:`validate_data`).
 
     Raises SelectorValidationError listing every problem."""
-    problems = validate_data(data, where)
+    problems = validate_data(data, where, base=base)
     if problems:
         raise SelectorValidationError(where, problems)
     return SelectorFile.from_dict(data, path=where)
@@ -191,17 +251,31 @@ def parse_selector_data(data: Any, where: str = "<selector file>") -> SelectorFi
 
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_capped(path, MAX_SELECTOR_FILE_BYTES).decode("utf-8")
     except FileNotFoundError as exc:
         raise SelectorFileError(f"{path}: selector file not found") from exc
+    except TooLarge as exc:
+        raise SelectorFileError(f"{path}: cannot read selector file: {exc.strerror}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise SelectorFileError(f"{path}: cannot read selector file: {exc}") from exc
+    return parse_json(text, str(path))
+
+
+def parse_json(text: str | bytes, where: str) -> Any:
+    """JSON text of a selector file, nesting bounded (:data:`MAX_JSON_DEPTH`); any problem
+    is a :class:`SelectorValidationError` naming ``where``."""
     try:
-        return json.loads(text)
+        return loads_json(text)
+    except JSONTooDeep as exc:
+        raise SelectorValidationError(
+            where, [f"{where}: {exc} (a selector file needs about 8; at most {MAX_JSON_DEPTH})"]
+        ) from exc
     except json.JSONDecodeError as exc:
         raise SelectorValidationError(
-            str(path), [f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
+            where, [f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
         ) from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SelectorValidationError(where, [f"{where}: invalid JSON: {exc}"]) from exc
 
 
 def history_dir(path: PathLike, site_id: str) -> Path:
@@ -224,13 +298,13 @@ def list_versions(path: PathLike) -> list[int]:
 def load_selector_file(path: PathLike, *, version: int | None = None) -> SelectorFile:
     """Load and validate a selector file (optionally an archived earlier ``version``)."""
     p = Path(path)
-    sf = parse_selector_data(_read_json(p), str(p))
+    sf = parse_selector_data(_read_json(p), str(p), base=p.parent)
     if version is None or version == sf.version:
         return sf
     old = history_dir(p, sf.site.id) / f"v{version}.json"
     if not old.is_file():
         raise SelectorFileError(f"{p}: version {version} not found (looked in {old})")
-    return parse_selector_data(_read_json(old), str(old))
+    return parse_selector_data(_read_json(old), str(old), base=p.parent)
 
 
 def find_selector_file(site: str, selectors_dir: PathLike) -> Path:

@@ -20,6 +20,7 @@ __all__ = [
     "Normalize",
     "PageType",
     "Pagination",
+    "Policy",
     "Provenance",
     "SelectorFile",
     "Site",
@@ -27,6 +28,9 @@ __all__ = [
 
 FieldType = Literal["string", "integer", "number", "date", "datetime", "url", "list"]
 FIELD_TYPES: tuple[str, ...] = ("string", "integer", "number", "date", "datetime", "url", "list")
+Basis = Literal["api", "feed", "sitemap", "robots", "written-permission"]
+#: Why collecting a site is allowed (``policy.basis``), strongest first.
+BASES: tuple[str, ...] = ("api", "feed", "sitemap", "robots", "written-permission")
 SCHEMA_URL = "https://anchorpath.dev/schema/selector.v1.json"
 
 
@@ -106,6 +110,46 @@ class Provenance:
                 ("tool_version", self.tool_version),
                 ("seeds", [s.to_dict() for s in self.seeds]),
                 ("notes", self.notes),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Why collecting the site is allowed and how its data is kept (``policy``).
+
+    ``basis`` None means unrecorded: ``anchorpath run`` refuses such a file."""
+
+    basis: Basis | None = None
+    terms_url: str | None = None
+    purpose: str | None = None
+    contact: str | None = None
+    retention_days: int | None = None
+    store_raw: bool = True
+    personal: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Policy:
+        return cls(
+            basis=d.get("basis"),
+            terms_url=d.get("terms_url"),
+            purpose=d.get("purpose"),
+            contact=d.get("contact"),
+            retention_days=d.get("retention_days"),
+            store_raw=d.get("store_raw", True),
+            personal=tuple(d.get("personal", ())),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("basis", self.basis),
+                ("terms_url", self.terms_url),
+                ("purpose", self.purpose),
+                ("contact", self.contact),
+                ("retention_days", self.retention_days),
+                ("store_raw", None if self.store_raw else False),
+                ("personal", list(self.personal)),
             ]
         )
 
@@ -327,6 +371,7 @@ class SelectorFile:
     parent_version: int | None = None
     created_at: str | None = None
     provenance: Provenance = field(default_factory=Provenance)
+    policy: Policy | None = None
     baseline: Mapping[str, Any] = field(default_factory=dict)
     fixtures: tuple[Fixture, ...] = ()
     schema_ref: str = SCHEMA_URL
@@ -343,6 +388,7 @@ class SelectorFile:
             parent_version=d.get("parent_version"),
             created_at=d.get("created_at"),
             provenance=Provenance.from_dict(d.get("provenance", {})),
+            policy=Policy.from_dict(d["policy"]) if "policy" in d else None,
             baseline=dict(d.get("baseline", {})),
             fixtures=tuple(
                 Fixture(f["page"], f["url"], f.get("records")) for f in d.get("fixtures", [])
@@ -364,6 +410,7 @@ class SelectorFile:
                 [
                     ("created_at", self.created_at),
                     ("provenance", self.provenance.to_dict()),
+                    ("policy", self.policy.to_dict() if self.policy is not None else None),
                     ("fetch", self.fetch.to_dict()),
                     ("page_types", {k: p.to_dict() for k, p in self.page_types.items()}),
                     ("key", list(self.key)),
@@ -395,6 +442,17 @@ class SelectorFile:
             f"start URL {bad[0]!r} is not an http(s) URL: this selector file cannot run until "
             "its URLs are set (fetch.start_urls and each page type's match); author it again "
             "with --seed-url URL per seed, or edit the file"
+        )
+
+    def missing_basis(self) -> str | None:
+        """Why a run must not collect with this file: no recorded permission basis
+        (``policy.basis``), or None."""
+        if self.policy is not None and self.policy.basis is not None:
+            return None
+        return (
+            "no policy.basis: record why collecting this site is allowed before running it, "
+            'e.g. "policy": {"basis": "robots", "purpose": "...", "contact": "..."} '
+            f"(basis is one of {', '.join(BASES)})"
         )
 
     def page_type_for(self, url: str) -> PageType | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from anchorpath._errors import ConfigError, LLMError
 from anchorpath.authoring.llm.client import ChatRequest, Message
 from anchorpath.authoring.llm.openai_client import OpenAIClient, endpoint_host, parse_json_answer
 from anchorpath.authoring.llm.propose import value_schema
-from anchorpath.authoring.llm.testing import FakeOpenAIServer
+from anchorpath.authoring.llm.testing import ESCAPES_MESSAGE, FakeOpenAIServer
 
 REQ = ChatRequest(
     (Message("system", "sys"), Message("user", "<page>\nTitle: Dune\n</page>")),
@@ -122,3 +123,55 @@ def test_helpers() -> None:
     assert endpoint_host("http://user:pw@127.0.0.1:8080/v1") == "127.0.0.1:8080"
     assert parse_json_answer('```json\n{"a": 1}\n```') == ({"a": 1}, None)
     assert parse_json_answer("")[1] == "the answer was empty"
+
+
+# -- the wire is not trusted (issue 25) --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("trick", "why"),
+    [
+        ("truncated", "the body is not a JSON chat completion"),
+        ("html", "the body is not a JSON chat completion"),
+        ("binary", "the body is not UTF-8 text"),
+        ("wrong_shape", "the body has no list of choices"),
+    ],
+)
+def test_an_unexpected_200_body_is_one_line_naming_host_and_status(trick: str, why: str) -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave(trick)
+        host = endpoint_host(srv.base_url)
+        with pytest.raises(LLMError) as err:
+            _client(srv).complete(REQ)
+    msg = str(err.value)
+    assert msg.startswith(f"{host}: HTTP 200 from the LLM endpoint, but {why}: ")
+    assert "\n" not in msg and len(msg) < 300
+    assert all(ch.isprintable() for ch in msg)
+
+
+def test_a_dripping_body_is_cut_at_the_request_deadline() -> None:
+    # One byte every 0.2 s of a 10 KB body would take ~35 minutes; the deadline is 1.5 s.
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("drip")
+        t0 = time.monotonic()
+        with pytest.raises(LLMError, match=r"timed out after 1 attempt\(s\) \(timeout 1.5s"):
+            _client(srv, timeout=1.5, max_retries=0).complete(REQ)
+    assert time.monotonic() - t0 < 4
+
+
+def test_a_body_past_the_cap_is_refused() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("huge")
+        with pytest.raises(LLMError, match=r"answer larger than 4194304 bytes \(the cap\)"):
+            _client(srv).complete(REQ)
+
+
+def test_an_error_body_is_shown_escaped_and_short() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("escapes")
+        with pytest.raises(LLMError) as err:
+            _client(srv, max_retries=0).complete(REQ)
+    msg = str(err.value)
+    assert ESCAPES_MESSAGE not in msg and "\x1b" not in msg and "\x07" not in msg
+    assert "\n" not in msg
+    assert '"\\x1b]0;pwned\\x07\\x07\\nwrote /etc/cron.d/x\\n\\x1b[2J"' in msg

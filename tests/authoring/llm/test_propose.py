@@ -4,11 +4,13 @@ prompt injection — against the in-memory fake and the HTTP test server."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-from anchorpath.authoring.llm import FakeClient, propose
+from anchorpath.authoring.llm import CachedClient, FakeClient, Ledger, propose
 from anchorpath.authoring.llm.client import ChatRequest
 from anchorpath.authoring.llm.openai_client import OpenAIClient
+from anchorpath.authoring.llm.propose import MAX_VALUES
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
@@ -166,3 +168,48 @@ def test_noisy_model_hallucinations_are_rejected(shop: Shop) -> None:
     for url, ex in props.examples.items():
         for name, value in ex.items():
             assert value is None or value == shop.truth[url][name][0]
+
+
+def test_a_flood_of_values_is_capped_deduplicated_and_never_cached(
+    shop: Shop, tmp_path: Path
+) -> None:
+    # Issue 25: an answer listing a value 10,000 times made authoring quadratic, and the
+    # rejected answers (63 MB) stayed in the response cache.
+    seeds = _seeds(shop)[:1]
+    flood = {
+        "title": ["The Quiet Harbour"] * 10_000,
+        "isbn_13": [f"97800000{i:05d}" for i in range(10_000)],  # not on the page
+        "publisher": None,
+    }
+
+    def answer(req: ChatRequest) -> Any:
+        return {k: v for k, v in flood.items() if k in req.schema["properties"]}
+
+    inner = FakeClient(answer)
+    client = CachedClient(inner, tmp_path / "cache", Ledger(None, site="s"))
+    props = propose(client, seeds, FIELDS, perturbation_rounds=0)
+    v = {x.field: x for x in props.verdicts}
+    assert v["title"].status == "accepted" and v["title"].value == "The Quiet Harbour"
+    assert v["isbn_13"].status == "not_found"
+    assert len(v["isbn_13"].proposed or []) <= MAX_VALUES
+    reask = next(r for r in inner.requests if r.purpose == "reask")
+    assert len(reask.rendered()) < len(inner.requests[0].rendered()) + 20_000
+    client.close()
+    # nothing of it was kept: asking again asks the endpoint again
+    again = CachedClient(FakeClient(answer), tmp_path / "cache", Ledger(None, site="s"))
+    propose(again, seeds, FIELDS, perturbation_rounds=0)
+    assert again.ledger.totals.hits == 0 and again.ledger.totals.calls == 2
+    again.close()
+    size = sum(f.stat().st_size for f in (tmp_path / "cache").rglob("*") if f.is_file())
+    assert size < 1_000_000
+
+
+def test_answers_that_pass_the_guard_are_cached(shop: Shop, tmp_path: Path) -> None:
+    seeds = _seeds(shop)
+    first = CachedClient(_truth_fake(shop), tmp_path / "c", Ledger(None, site="s"))
+    propose(first, seeds, FIELDS, perturbation_rounds=0)
+    first.close()
+    again = CachedClient(_truth_fake(shop), tmp_path / "c", Ledger(None, site="s"))
+    propose(again, seeds, FIELDS, perturbation_rounds=0)
+    assert again.ledger.totals.calls == 0 and again.ledger.totals.hits == 3
+    again.close()

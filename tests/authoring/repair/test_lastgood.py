@@ -44,6 +44,7 @@ def list_new(rows: list[tuple[str, str, str]]) -> str:
 def data() -> dict[str, Any]:
     return {
         "schema_version": 1,
+        "policy": {"basis": "robots"},
         "site": {"id": "boards", "name": "Boards"},
         "version": 1,
         "provenance": {"method": "hand"},

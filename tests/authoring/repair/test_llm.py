@@ -40,6 +40,7 @@ def selector_data() -> dict[str, Any]:
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
+        "policy": {"basis": "robots"},
         "site": {"id": "shop", "name": "Shop"},
         "version": 1,
         "provenance": {"method": "hand"},

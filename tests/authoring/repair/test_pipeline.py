@@ -65,6 +65,7 @@ def selector_data() -> dict[str, Any]:
     return {
         "$schema": "https://anchorpath.dev/schema/selector.v1.json",
         "schema_version": 1,
+        "policy": {"basis": "robots"},
         "site": {"id": SITE, "name": "Shop"},
         "version": 1,
         "parent_version": None,
@@ -493,6 +494,24 @@ def test_cli_nothing_to_match_says_why_and_points_to_accept(
     res = _cli(SITE, "--bundle", str(b), "--selectors", str(selectors), "--yes")
     assert res.exit_code == 1
     message = " ".join(res.output.split())
-    assert "repair refused, nothing written: the bundle holds no last good records" in message
+    assert "repair refused, nothing written: the bundle's 5 last good page(s) gave no " in message
+    assert "no run of the site was committed" not in message  # there was one
     assert f"anchorpath accept {SITE} test-run" in message
     assert "re-author the site from the failing pages" in message
+
+
+def test_cli_an_empty_last_good_snapshot_is_one_clear_error(tmp_path: Path) -> None:
+    """A bundle written from a day of 304s by an older anchorpath: its last good pages are
+    0-byte files. Nothing can be learnt from them; the error says so (not "no run")."""
+    bundle = write_bundle(
+        tmp_path / "bundle",
+        selector_data(),
+        [(f"{ORIGIN_OLD}/item?id=B-201", "")],
+        [(f"{ORIGIN_NEW}/item?id=B-201", detail_new(ITEMS[1]))],
+        failing_fields={"detail.name": ["vanished"]},
+    )
+    res = _cli(SITE, "--bundle", str(bundle), "--dry-run")
+    assert res.exit_code == 1
+    assert "001.html: the last good snapshot is empty" in res.output
+    assert "run the site again for a new bundle" in res.output
+    assert "Traceback" not in res.output

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anchorpath.runner.drift.check import check_drift, example_records, seed_baseline
+from anchorpath.runner.drift.check import check_drift, example_seed, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, affix, field_stats
 from anchorpath.selectors.evaluate import PageResult
 
@@ -134,7 +134,31 @@ def test_young_baseline_compares_with_the_examples() -> None:
     assert check_drift(now, [before]).verdict == "drift"
 
 
-def test_example_records_rebuild_one_record_per_example() -> None:
-    records = example_records(SELECTOR)
-    assert [r["headline"] for r in records] == HEADLINES[9:12]
-    assert all(r["_page_type"] == "article" for r in records)
+def test_the_example_seed_is_one_pseudo_run_of_the_examples() -> None:
+    seed = example_seed(SELECTOR)
+    assert seed.seeded and seed.run_id == "examples"
+    article = seed.page_types["article"]
+    assert article.records == 3 and article.fields["headline"].count == 3
+    assert article.fields["headline"].filled == 3
+
+
+def test_a_field_with_fewer_examples_is_not_read_as_empty_by_a_young_baseline() -> None:
+    # A repaired file: the repaired field got five examples, the untouched one kept three.
+    sf = news_selector(HEADLINES[9:12])
+    data = sf.to_dict()
+    data["page_types"]["article"]["fields"]["topic"] = {
+        "xpath": "//p[@class='topic']",
+        "examples": ["Health", "Weather", "Science", "Business", "Travel"],
+    }
+    sf = type(sf).from_dict(data)
+    seed = seed_baseline(sf, [])
+    fields = seed[0].page_types["article"].fields
+    assert fields["headline"].empty_ratio == 0.0 and fields["topic"].empty_ratio == 0.0
+    topics = ["Health", "Weather", "Science", "Business", "Travel", "Sport"]
+    recs: list[dict[str, Any]] = [
+        {"headline": h, "topic": topics[i % 6]} for i, h in enumerate(HEADLINES * 4)
+    ]
+    pages = [PageResult(f"http://127.0.0.1/a/{i}", "article", ()) for i in range(len(recs))]
+    now = field_stats(recs, sf.page_types["article"], pages)
+    result = check_drift(now, seed)
+    assert result.verdict == "ok", result.to_dict()

@@ -32,6 +32,7 @@ DETAIL = {
 }
 LISTED: dict[str, Any] = {
     "schema_version": 1,
+    "policy": {"basis": "robots"},
     "site": {"id": "books", "name": "Books"},
     "version": 1,
     "fetch": {"start_urls": ["http://127.0.0.1:8765/list"], "max_depth": 2, "max_pages": 50},

@@ -4,7 +4,10 @@ makes no call at all and writes the same selector file.
 
 :class:`CachedClient` wraps any :class:`~anchorpath.authoring.llm.client.LLMClient` and records
 every call and hit in the :class:`~anchorpath.authoring.llm.ledger.Ledger`. Only the answer
-data and its usage figures are stored (no headers, no credentials).
+data and its usage figures are stored (no headers, no credentials), and only for an answer
+that passed its asker's checks (:attr:`ChatRequest.accept`) and is at most
+:data:`MAX_CACHED_BYTES` as JSON: a rejected or hostile answer is asked again next time, it
+never fills the disk.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from anchorpath._errors import LLMError
 from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, LLMClient
 from anchorpath.authoring.llm.ledger import Ledger
 
-__all__ = ["CachedClient", "cache_key"]
+__all__ = ["MAX_CACHED_BYTES", "CachedClient", "cache_key"]
+
+#: Largest answer stored (as JSON); an honest value answer is a few KiB.
+MAX_CACHED_BYTES = 256 * 1024
 
 
 def cache_key(request: ChatRequest, model: str, temperature: float, top_p: float) -> str:
@@ -85,7 +91,7 @@ class CachedClient:
                 self.ledger.record(request, answer, endpoint=self.endpoint)
                 return answer
         answer = self.inner.complete(request)
-        if self._cache is not None:
+        if self._cache is not None and _cacheable(request, answer):
             self._cache.set(
                 key,
                 {
@@ -99,3 +105,11 @@ class CachedClient:
         answer = replace(answer, cached=False)
         self.ledger.record(request, answer, endpoint=self.endpoint)
         return answer
+
+
+def _cacheable(request: ChatRequest, answer: ChatAnswer) -> bool:
+    """Passed the asker's checks and small enough to keep."""
+    if request.accept is not None and not request.accept(answer.data):
+        return False
+    size = len(json.dumps(answer.data, ensure_ascii=False, default=str).encode("utf-8"))
+    return size <= MAX_CACHED_BYTES

@@ -10,8 +10,8 @@ cache and the cost ledger. Answers are data: nothing in them is executed or fetc
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 __all__ = ["ChatAnswer", "ChatRequest", "LLMClient", "Message", "Purpose", "schema_problems"]
@@ -35,6 +35,9 @@ class ChatRequest:
     schema_name: str
     purpose: Purpose = "values"
     seed: str | None = None  # which seed page the question is about (ledger only)
+    #: Whether an answer passed the asker's checks (values on the page, within the caps):
+    #: only such answers are cached. Not part of the question (nor of the cache key).
+    accept: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
 
     def rendered(self) -> str:
         """The prompt exactly as sent, as one string (part of the cache key)."""

@@ -1,5 +1,5 @@
 """The OpenAI-compatible client: any endpoint that speaks ``/v1/chat/completions`` (OpenAI,
-llama.cpp server, vLLM, Ollama, LM Studio …), through the ``openai`` package.
+llama.cpp server, vLLM, Ollama, LM Studio …), over :mod:`httpx`.
 
 Per request: ``response_format`` of type ``json_schema`` (strict); when the endpoint rejects it
 (HTTP 400/422/501 on the first structured request), the client switches to ``json_object`` for
@@ -8,8 +8,15 @@ schema-invalid answer is re-asked once, stating the problem; a second bad answer
 :class:`~anchorpath._errors.LLMError`. Temperature 0 by default, a timeout per request, and
 bounded retries on 429/5xx/timeouts with exponential backoff that honours ``Retry-After``.
 
-The API key is read from the environment here and only handed to the ``openai`` client: it is
-never logged, cached, printed, written or put in an error message.
+The wire is not trusted: each request has a total deadline (``[llm] timeout``, body included:
+an answer that drips in is cut, whatever the pace), a body is read up to
+:data:`MAX_RESPONSE_BYTES`, and anything but a chat completion (cut JSON, an HTML error page,
+binary, another shape) is one :class:`~anchorpath._errors.LLMError` naming the host and the
+status with a short escaped excerpt of the body. Error bodies are shown the same way, never
+raw (an endpoint's escape sequences or forged lines do not reach the terminal).
+
+The API key is read from the environment here and only sent to the configured endpoint (no
+redirects are followed): it is never logged, cached, printed, written or put in an error message.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from urllib.parse import urlsplit
 
 from anchorpath._config import LLMConfig
 from anchorpath._errors import ConfigError, LLMError
+from anchorpath._text import excerpt
+from anchorpath._untrusted import loads_json
 from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, schema_problems
 from anchorpath.authoring.llm.templates import load_template
 
@@ -42,6 +51,11 @@ API_KEY_ENV = "ANCHORPATH_LLM_API_KEY"
 _STRUCTURED = ("auto", "json_schema", "json_object")
 #: Introduces the JSON Schema in the system message when structured outputs are unavailable.
 SCHEMA_NOTE = "Answer in JSON matching this JSON Schema:"
+#: Largest chat completion body read (a value answer is a few KiB; ``max_tokens`` bounds an
+#: honest one far below this).
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+#: Largest error body read (only its first words are shown).
+MAX_ERROR_BYTES = 64 * 1024
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -74,10 +88,20 @@ def parse_json_answer(text: str | None) -> tuple[Any, str | None]:
     m = _FENCE.match(text)
     body = m.group(1) if m else text
     try:
-        return json.loads(body), None
+        return loads_json(body), None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         return None, f"the answer is not valid JSON ({exc.msg} at {where})"
+    except ValueError as exc:
+        return None, f"the answer is not usable JSON ({exc})"
+
+
+class _Timeout(Exception):
+    """The request passed its deadline (retried, then an :class:`LLMError`)."""
+
+
+class _CannotConnect(Exception):
+    """No connection, or it broke off (retried, then an :class:`LLMError`)."""
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -100,7 +124,7 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
 
 
 class OpenAIClient:
-    """:class:`~anchorpath.authoring.llm.client.LLMClient` over the ``openai`` package."""
+    """:class:`~anchorpath.authoring.llm.client.LLMClient` over httpx (see the module doc)."""
 
     def __init__(
         self,
@@ -109,7 +133,7 @@ class OpenAIClient:
         env: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        import openai
+        import httpx
 
         if config.structured not in _STRUCTURED:
             raise ConfigError(
@@ -123,14 +147,10 @@ class OpenAIClient:
         self._config = config
         self._sleep = sleep
         self._mode = "json_object" if config.structured == "json_object" else "json_schema"
-        self._openai = openai
-        # Local servers need no key, but the package insists on one: a placeholder, not a secret.
-        self._client = openai.OpenAI(
-            api_key=key or "no-key",
-            base_url=config.base_url,
-            timeout=config.timeout,
-            max_retries=0,  # retries are ours: bounded, logged, Retry-After honoured
-        )
+        self._url = config.base_url.rstrip("/") + "/chat/completions"
+        # Retries are ours (bounded, Retry-After honoured); no redirects (the key goes to the
+        # configured host only).
+        self._http = httpx.Client(follow_redirects=False)
 
     # -- LLMClient --------------------------------------------------------------------------
 
@@ -156,7 +176,7 @@ class OpenAIClient:
         return self._mode
 
     def close(self) -> None:
-        self._client.close()
+        self._http.close()
 
     def complete(self, request: ChatRequest) -> ChatAnswer:
         t0 = time.perf_counter()
@@ -228,19 +248,26 @@ class OpenAIClient:
         delay = 0.5
         while True:
             attempts += 1
+            payload = {
+                "model": cfg.model,
+                "messages": self._with_schema(request, messages),
+                "temperature": cfg.temperature,
+                "top_p": cfg.top_p,
+                "max_tokens": cfg.max_tokens,
+                "response_format": self._response_format(request),
+            }
             try:
-                create: Any = self._client.chat.completions.with_raw_response.create
-                raw = create(
-                    model=cfg.model,
-                    messages=self._with_schema(request, messages),
-                    temperature=cfg.temperature,
-                    top_p=cfg.top_p,
-                    max_tokens=cfg.max_tokens,
-                    response_format=self._response_format(request),
-                )
-                completion = raw.parse()
-            except self._openai.APIStatusError as exc:
-                status = exc.status_code
+                status, headers, body = self._post(payload)
+            except (_Timeout, _CannotConnect) as exc:
+                if attempts <= cfg.max_retries:
+                    self._sleep(delay)
+                    delay = min(cfg.retry_cap, delay * 2)
+                    continue
+                raise LLMError(
+                    f"{self.endpoint}: LLM endpoint {exc} after {attempts} attempt(s)"
+                    f" (timeout {cfg.timeout:g}s per request); {unreachable_hint(cfg.base_url)}"
+                ) from None
+            if status >= 400:
                 if (
                     status in (400, 422, 501)
                     and self._mode == "json_schema"
@@ -249,39 +276,111 @@ class OpenAIClient:
                     self._mode = "json_object"  # the endpoint rejects json_schema: fall back
                     continue
                 if (status == 429 or status >= 500) and attempts <= cfg.max_retries:
-                    wait = _retry_after(exc.response.headers)
+                    wait = _retry_after(headers)
                     self._sleep(min(cfg.retry_cap, wait if wait is not None else delay))
                     delay = min(cfg.retry_cap, delay * 2)
                     continue
                 raise LLMError(
                     f"{self.endpoint}: HTTP {status} from the LLM endpoint"
-                    f" after {attempts} attempt(s): {self._scrub(str(exc.message))[:300]}"
-                ) from None
-            except (self._openai.APITimeoutError, self._openai.APIConnectionError) as exc:
-                kind = (
-                    "timed out"
-                    if isinstance(exc, self._openai.APITimeoutError)
-                    else "cannot connect"
+                    f" after {attempts} attempt(s): {self._error_text(body)}"
                 )
-                if attempts <= cfg.max_retries:
-                    self._sleep(delay)
-                    delay = min(cfg.retry_cap, delay * 2)
-                    continue
-                raise LLMError(
-                    f"{self.endpoint}: LLM endpoint {kind} after {attempts} attempt(s)"
-                    f" (timeout {cfg.timeout:g}s); {unreachable_hint(cfg.base_url)}"
-                ) from None
-            except self._openai.OpenAIError as exc:
-                raise LLMError(
-                    f"{self.endpoint}: LLM request failed: {self._scrub(str(exc))[:300]}"
-                ) from None
-            if completion.usage is not None:
-                usage[0] += completion.usage.prompt_tokens or 0
-                usage[1] += completion.usage.completion_tokens or 0
-            if not completion.choices:
-                return None, completion.model or cfg.model, attempts
-            content = completion.choices[0].message.content
-            return content, completion.model or cfg.model, attempts
+            content, model, counts = self._completion(status, body)
+            usage[0] += counts[0]
+            usage[1] += counts[1]
+            return content, model or cfg.model, attempts
+
+    def _post(self, payload: dict[str, Any]) -> tuple[int, Mapping[str, str], bytes]:
+        """POST ``payload`` to the chat completions route: status, headers and at most
+        :data:`MAX_RESPONSE_BYTES` of body, all within ``[llm] timeout`` seconds in total (a
+        body that drips in is cut at the deadline, not waited for one read at a time)."""
+        import httpx
+
+        timeout = self._config.timeout
+        deadline = time.monotonic() + timeout
+        headers = {"Authorization": f"Bearer {self._secret or 'no-key'}"}
+        try:
+            with self._http.stream(
+                "POST", self._url, json=payload, headers=headers, timeout=timeout
+            ) as resp:
+                limit = MAX_RESPONSE_BYTES if resp.status_code < 400 else MAX_ERROR_BYTES
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in resp.iter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        if resp.status_code >= 400:
+                            chunks.append(chunk[: max(0, limit - size + len(chunk))])
+                            break
+                        raise LLMError(
+                            f"{self.endpoint}: HTTP {resp.status_code} from the LLM endpoint: "
+                            f"answer larger than {limit} bytes (the cap); refused"
+                        )
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:
+                        raise _Timeout("timed out")
+                return resp.status_code, dict(resp.headers), b"".join(chunks)
+        except httpx.TimeoutException:
+            raise _Timeout("timed out") from None
+        except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            kind = "cannot connect" if isinstance(exc, httpx.ConnectError) else "broke off"
+            raise _CannotConnect(kind) from None
+        except httpx.HTTPError as exc:
+            raise LLMError(
+                f"{self.endpoint}: LLM request failed: {excerpt(self._scrub(str(exc)))}"
+            ) from None
+
+    def _completion(self, status: int, body: bytes) -> tuple[str | None, str | None, list[int]]:
+        """The answer text, model and token counts of a chat completion body; any other body
+        (cut JSON, an HTML page, binary, another shape) is one :class:`LLMError` with the
+        host, the status and a short escaped excerpt."""
+
+        def bad(why: str) -> LLMError:
+            return LLMError(
+                f"{self.endpoint}: HTTP {status} from the LLM endpoint, but {why}: "
+                f"{excerpt(self._scrub(body.decode('utf-8', 'replace')))}"
+            )
+
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise bad("the body is not UTF-8 text") from None
+        try:
+            data = loads_json(text)
+        except ValueError:
+            raise bad("the body is not a JSON chat completion") from None
+        if not isinstance(data, dict):
+            raise bad("the body is not a JSON object")
+        choices = data.get("choices")
+        if not isinstance(choices, list):
+            raise bad("the body has no list of choices")
+        model = data.get("model") if isinstance(data.get("model"), str) else None
+        counts = [0, 0]
+        if isinstance(data.get("usage"), dict):
+            for i, key in enumerate(("prompt_tokens", "completion_tokens")):
+                n = data["usage"].get(key)
+                counts[i] = n if isinstance(n, int) and n >= 0 else 0
+        if not choices:
+            return None, model, counts
+        message = choices[0].get("message") if isinstance(choices[0], dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or not isinstance(content, str | None):
+            raise bad("its first choice has no message text")
+        return content, model, counts
+
+    def _error_text(self, body: bytes) -> str:
+        """An error body's message (``{"error": {"message": …}}`` or the text), scrubbed of
+        the key, escaped and cut short: an endpoint's words never reach a terminal raw."""
+        text = body.decode("utf-8", "replace")
+        try:
+            data = loads_json(body)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict):
+            err = data.get("error")
+            msg = err.get("message") if isinstance(err, dict) else err
+            if isinstance(msg, str):
+                text = msg
+        return excerpt(self._scrub(text), 200)
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._secret, "***") if self._secret else text

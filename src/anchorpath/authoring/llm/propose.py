@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urljoin
@@ -44,6 +44,7 @@ from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import FIELD_TYPES
 
 __all__ = [
+    "MAX_VALUES",
     "FieldProposal",
     "Proposals",
     "SeedPrompt",
@@ -61,6 +62,8 @@ Status = Literal["accepted", "not_found", "rejected"]
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
 _SKIP = {"script", "style", "noscript", "template"}
+#: Most distinct values kept per field and seed (a list page of 100 rows needs 100).
+MAX_VALUES = 200
 _VALUE = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
 }
@@ -178,11 +181,18 @@ def verbatim(value: str, page: SeedPrompt, ftype: str = "string") -> bool:
 
 
 def _as_values(raw: Any) -> list[str] | None:
+    """An answer's values for one field: normalised, each once, at most
+    :data:`MAX_VALUES` (an answer listing a value 10,000 times costs what one costs)."""
     if raw is None:
         return None
     items = raw if isinstance(raw, list) else [raw]
-    vals = [_norm(str(x)) for x in items if isinstance(x, str) and _norm(str(x))]
-    return vals or None
+    vals: dict[str, None] = {}
+    for x in items:
+        if isinstance(x, str) and (v := _norm(x)):
+            vals[v] = None
+            if len(vals) >= MAX_VALUES:
+                break
+    return list(vals) or None
 
 
 # -- schemas and prompts --------------------------------------------------------------------
@@ -241,7 +251,27 @@ def value_request(
         "field_values",
         purpose,
         page.seed.source,
+        accept=_acceptable(page, fields) if purpose != "perturb" else None,
     )
+
+
+def _acceptable(page: SeedPrompt, fields: Sequence[FieldRequest]) -> Callable[[Any], bool]:
+    """Whether a value answer passes the guard as a whole (cached only then): an object whose
+    fields hold at most :data:`MAX_VALUES` values each, every one on the page."""
+
+    def accept(data: Any) -> bool:
+        if not isinstance(data, dict):
+            return False
+        for f in fields:
+            raw = data.get(f.name)
+            if isinstance(raw, list) and len(raw) > MAX_VALUES:
+                return False
+            vals = _as_values(raw)
+            if vals is not None and not all(verbatim(v, page, f.type) for v in vals):
+                return False
+        return True
+
+    return accept
 
 
 # -- steps ----------------------------------------------------------------------------------
@@ -361,8 +391,10 @@ def propose_values(
     fields: Sequence[FieldRequest],
     *,
     perturbation_rounds: int = 1,
+    reask: bool = True,
 ) -> tuple[dict[str, dict[str, Any]], list[ValueVerdict]]:
-    """Per seed: one value call, the verbatim guard with one re-ask, perturbation grounding."""
+    """Per seed: one value call, the verbatim guard with one re-ask (``reask``: an answer
+    written once, ``author repair --answer``, cannot be asked again), perturbation grounding."""
     examples: dict[str, dict[str, Any]] = {}
     verdicts: list[ValueVerdict] = []
     for page in pages:
@@ -380,14 +412,14 @@ def propose_values(
             else:
                 nulls.add(f.name)
         reasked: set[str] = set()
-        if rejected:
+        if rejected and reask:
             retry_fields = [f for f in fields if f.name in rejected]
             base = value_request(page, retry_fields, page.prompt.markdown, purpose="reask")
             problems = "\n".join(
                 f"- {name}: {why}; copy it exactly from the page or answer null"
                 for name, (_, why) in rejected.items()
             )
-            prev = {name: raw for name, (raw, _) in rejected.items()}
+            prev = {name: _as_values(raw) for name, (raw, _) in rejected.items()}
 
             req2 = ChatRequest(
                 (
@@ -399,6 +431,7 @@ def propose_values(
                 base.schema_name,
                 "reask",
                 page.seed.source,
+                accept=base.accept,
             )
             again = client.complete(req2).data
             for f in retry_fields:
@@ -439,7 +472,7 @@ def propose_values(
                         page.seed.source,
                         None,
                         "not_found",
-                        raw if isinstance(raw, str | list) else None,
+                        raw if isinstance(raw, str) else _as_values(raw),
                         f"{why} (rejected{', re-asked once' if f.name in reasked else ''})",
                         reasked=f.name in reasked,
                     )
@@ -510,6 +543,7 @@ def propose(
     budget: int = 1500,
     perturbation_rounds: int = 1,
     max_fields: int = 12,
+    reask: bool = True,
 ) -> Proposals:
     """Fields (discovered when ``fields`` is None) and verified values for every seed.
 
@@ -531,7 +565,7 @@ def propose(
     terms = field_terms([f.name for f in wanted] + [f.description or "" for f in wanted])
     pages = prepare_pages(seeds, budget=budget, terms=terms, keep_links=url_fields)
     examples, verdicts = propose_values(
-        client, pages, wanted, perturbation_rounds=perturbation_rounds
+        client, pages, wanted, perturbation_rounds=perturbation_rounds, reask=reask
     )
     if fields is None and len(seeds) > 1:
         keep = []

@@ -29,6 +29,7 @@ from anchorpath.authoring.llm.openai_client import SCHEMA_NOTE
 from anchorpath.prune.tokens import estimate_tokens
 
 __all__ = [
+    "ESCAPES_MESSAGE",
     "MISBEHAVIOURS",
     "FakeOpenAIServer",
     "TruthModel",
@@ -37,7 +38,25 @@ __all__ = [
 ]
 
 #: What :meth:`FakeOpenAIServer.misbehave` can queue.
-MISBEHAVIOURS = ("429", "500", "timeout", "malformed", "off_schema", "empty")
+MISBEHAVIOURS = (
+    "429",
+    "500",
+    "timeout",
+    "malformed",
+    "off_schema",
+    "empty",
+    # the wire itself (issue 25): a 200 whose body is not a chat completion, one that drips
+    # in a byte at a time, one larger than any answer, an error body with escape sequences
+    "truncated",
+    "html",
+    "binary",
+    "wrong_shape",
+    "drip",
+    "huge",
+    "escapes",
+)
+#: What the ``escapes`` error body says: an OSC title, a BEL and a forged line.
+ESCAPES_MESSAGE = "\x1b]0;pwned\x07\x07\nwrote /etc/cron.d/x\n\x1b[2J"
 _ADDRESS = re.compile(r"^Page .*?, address: (\S+)$", re.MULTILINE)
 _WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
 
@@ -202,6 +221,48 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(data)
 
+    def _raw(self, status: int, data: bytes, ctype: str, *, drip: float = 0.0) -> None:
+        """``data`` as the body; with ``drip``, one byte every ``drip`` seconds."""
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            if not drip:
+                self.wfile.write(data)
+                return
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                time.sleep(drip)
+
+    def _wire(self, trick: str) -> None:
+        """The wire misbehaviours (see :data:`MISBEHAVIOURS`)."""
+        ok = {"id": "x", "object": "chat.completion", "model": "m", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "{}"}}]}  # fmt: skip
+        if trick == "truncated":
+            self._raw(200, json.dumps(ok).encode()[:40], "application/json")
+        elif trick == "html":
+            page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
+            self._raw(200, page, "text/html")
+        elif trick == "binary":
+            self._raw(200, bytes(range(256)) * 4, "application/octet-stream")
+        elif trick == "wrong_shape":
+            self._raw(200, json.dumps({"choices": {"text": 1}}).encode(), "application/json")
+        elif trick == "drip":
+            self._raw(200, json.dumps(ok).encode() + b" " * 10_000, "application/json", drip=0.2)
+        elif trick == "huge":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()  # no length: until the client stops reading
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(b'{"choices": [{"message": {"content": "')
+                chunk = b"A" * (1 << 20)
+                for _ in range(64):
+                    self.wfile.write(chunk)
+        else:  # escapes
+            self._send(500, {"error": {"message": ESCAPES_MESSAGE, "type": "server_error"}})
+
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
             self._send(
@@ -242,6 +303,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if trick == "500":
             self._send(500, {"error": {"message": "server error", "type": "server_error"}})
+            return
+        if trick in MISBEHAVIOURS[6:]:
+            self._wire(trick)
             return
         if trick == "timeout":
             time.sleep(owner.hang)

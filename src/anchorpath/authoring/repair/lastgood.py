@@ -14,7 +14,6 @@ appends the old XPath as the last fallback (so archived pages of the old templat
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from anchorpath._errors import AnchorpathError
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.authoring.repair.match import canon, key_of, rebase, show_key, values_equal
 from anchorpath.authoring.repair.result import Mismatch
 from anchorpath.bundle import Bundle
@@ -35,6 +35,7 @@ from anchorpath.selectors.evaluate import (
     evaluate_page,
     parse_html,
 )
+from anchorpath.selectors.load import fixture_path
 from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = [
@@ -83,13 +84,14 @@ def last_good_pages(bundle: Bundle) -> list[GoodPage]:
             out.append(GoodPage(snap.url, doc, tuple(recs), f"{where.parent.name}/{where.name}"))
     if not bundle.selector_source:
         return out
-    base = Path(bundle.selector_source).parent
+    source = Path(bundle.selector_source)
     for fx in bundle.selector.fixtures:
         if fx.records is None:
             continue
         try:
-            body = (base / fx.page).read_bytes()
-            data = json.loads((base / fx.records).read_text(encoding="utf-8"))
+            body = read_capped(fixture_path(source, fx.page), MAX_PAGE_BYTES, regular=True)
+            records = read_capped(fixture_path(source, fx.records), MAX_PAGE_BYTES, regular=True)
+            data = loads_json(records.decode("utf-8"))
         except (OSError, ValueError):
             continue  # moved or unreadable: the bundle's snapshots still count
         doc = _parse(body)

@@ -17,14 +17,19 @@ Adopted only if both hold, per repaired page type:
   as often as in the last good records, of its type, required fields never empty.
 
 Otherwise the result is returned unadopted with the reasons, and nothing is written.
+
+The values may also come from a written answer to the bundle's ``prompt.md`` instead of a
+configured model (``author repair --answer``, :mod:`anchorpath.authoring.repair.answer`): both
+go through :func:`repair_with_values`, so an answer passes the same verbatim guard, grounding
+and adoption check as the model's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_page_type
@@ -43,7 +48,23 @@ from anchorpath.bundle import Bundle, read_bundle
 from anchorpath.selectors.evaluate import Record
 from anchorpath.selectors.model import PageType, SelectorFile
 
-__all__ = ["LLM_SEEDS", "llm_repair", "unverified_page_types"]
+if TYPE_CHECKING:  # the model's package is imported only when a model is asked
+    from anchorpath.authoring.llm.propose import Proposals
+
+__all__ = [
+    "LLM_SEEDS",
+    "Ask",
+    "SeedsOf",
+    "llm_repair",
+    "repair_with_values",
+    "unverified_page_types",
+]
+
+#: Proposed values for the fields asked on the seeds (a model's, or a written answer's),
+#: after the verbatim guard: ``propose`` with its source bound.
+Ask = Callable[[Sequence[SeedPage], Sequence[FieldRequest]], "Proposals"]
+#: The failing snapshots of a page type to take values from (bundle, page type, old file).
+SeedsOf = Callable[[Bundle, PageType, SelectorFile], list[SeedPage]]
 
 #: Failing snapshots per page type the model reads.
 LLM_SEEDS = 3
@@ -73,6 +94,16 @@ def _seeds(bundle: Bundle, pt: PageType, sf: SelectorFile) -> list[SeedPage]:
     return [seed_from_html(s.body, s.url, source=s.url) for s in snaps[:LLM_SEEDS]]
 
 
+def _flagged(bundle: Bundle, pt_name: str, pt: PageType) -> list[str]:
+    """The fields of ``pt`` the drift gate named (``page_type.field`` or a bare name)."""
+    out = []
+    for key in bundle.failing_fields:
+        owner, _, name = str(key).rpartition(".")
+        if owner in ("", pt_name) and name in pt.fields:
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
 def _values_of(records: Sequence[Record], name: str, is_list: bool) -> Any:
     vals = [r.values.get(name) for r in records]
     return vals if is_list else (vals[0] if vals else None)
@@ -98,6 +129,24 @@ def llm_repair(
     re-author, verify as the module docstring says; the returned result is adopted only then."""
     from anchorpath.authoring.llm.propose import propose
 
+    def ask(seeds: Sequence[SeedPage], reqs: Sequence[FieldRequest]) -> Proposals:
+        return propose(client, seeds, reqs, budget=budget, perturbation_rounds=perturbation_rounds)
+
+    return repair_with_values(result, ask, _seeds, source="LLM", mutation_seed=mutation_seed)
+
+
+def repair_with_values(
+    result: RepairResult,
+    ask: Ask,
+    seeds_of: SeedsOf,
+    *,
+    source: str,
+    mutation_seed: int = 0,
+) -> RepairResult:
+    """The page types the LLM-free ``result`` left unverified, re-authored from the values
+    ``ask`` proposes on the failing snapshots ``seeds_of`` picks, and verified as the module
+    docstring says; the returned result is adopted only then. ``source`` names where the
+    values came from in notes (``LLM``, ``answer``)."""
     bundle = read_bundle(result.bundle)
     targets = unverified_page_types(result, bundle)
     sf = result.new
@@ -112,15 +161,15 @@ def llm_repair(
     for n in targets:
         old_pt = result.old.page_types[n]
         is_list = old_pt.record_root is not None
-        seeds = _seeds(bundle, old_pt, result.old)
+        seeds = seeds_of(bundle, old_pt, result.old)
         if not seeds:
-            problems.append(f"page type {n!r}: no failing snapshot to ask the model about")
+            problems.append(f"page type {n!r}: no failing snapshot to take its values from")
             continue
         reqs = [
             FieldRequest(k, f.type, f.description, f.required) for k, f in old_pt.fields.items()
         ]
-        props = propose(client, seeds, reqs, budget=budget, perturbation_rounds=perturbation_rounds)
-        notes += [f"LLM: {p}" for p in props.problems]
+        props = ask(seeds, reqs)
+        notes += [f"{source}: {p}" for p in props.problems]
         # Fields whose old XPath already gives the model's values on every seed stay as they are.
         old_vals = {s.source: quiet_extract(result.old, s.html, s.url) for s in seeds}
         broken = []
@@ -132,7 +181,7 @@ def llm_repair(
             if not all(_same(g, a) for g, a in zip(got, asked, strict=True) if a is not None):
                 broken.append(k)
         if not broken and not is_list:
-            notes.append(f"page type {n!r}: the model's values are what the old XPaths give")
+            notes.append(f"page type {n!r}: the {source} values are what the old XPaths give")
             continue
         usable = [
             r for r in reqs if any(props.examples.get(s.source, {}).get(r.name) for s in seeds)
@@ -158,7 +207,7 @@ def llm_repair(
         for k in take:
             spec = authored.page_type.fields.get(k)
             if spec is None or not spec.xpath:
-                problems.append(f"field {n}.{k}: no XPath reproduces the model's values")
+                problems.append(f"field {n}.{k}: no XPath reproduces the {source} values")
                 continue
             merged = merge_spec(old_pt.fields[k], spec)
             # The old XPath last: pages of the old template (archives, fixtures) still read.
@@ -191,7 +240,10 @@ def llm_repair(
         r, v, mm = check_last_good(trial, result.old, good_pages, (n,))
         records, values = records + r, values + v
         mismatches += mm
-        problems += plausibility_problems(trial, n, take, bundle)
+        # the fields the drift gate flagged too: one the values did not re-author (all of them
+        # rejected by the verbatim guard, or null) must still read on the failing pages
+        checked = [*take, *(k for k in _flagged(bundle, n, old_pt) if k not in take)]
+        problems += plausibility_problems(trial, n, checked, bundle)
         matched[n] = r
     new_sf = with_page_types(sf, repaired)
     counts: dict[str, int] = {}
@@ -203,7 +255,7 @@ def llm_repair(
             "snapshots (the old XPaths are kept as fallbacks; a new XPath reads another value)"
         )
     if records == 0 and repaired:
-        problems.append("no last good record to check the LLM repair against")
+        problems.append(f"no last good record to check the {source} repair against")
     base = result.verification
     verification = Verification(
         base.records_checked + records,

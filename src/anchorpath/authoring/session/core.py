@@ -20,6 +20,7 @@ from typing import Any, Literal
 from lxml import etree
 
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import did_you_mean
 from anchorpath.authoring.candidates.xpath_common import first_match
 from anchorpath.authoring.induce import author_page_type
 from anchorpath.authoring.reports import FieldReport, FieldRequest
@@ -119,7 +120,10 @@ class Session:
         changed: Sequence[str] = (),
     ) -> None:
         if page_type not in base.page_types:
-            raise AuthoringError(f"{base.site.id}: no page type {page_type!r}")
+            raise AuthoringError(
+                f"{base.site.id}: no page type {page_type!r}"
+                + did_you_mean([page_type], base.page_types)
+            )
         if not pages:
             raise AuthoringError("a session needs at least one seed page")
         self.base = base
@@ -263,7 +267,7 @@ class Session:
 
     def _state(self, name: str) -> FieldState:
         if name not in self.fields:
-            raise AuthoringError(f"no field {name!r} (fields: {', '.join(self.fields)})")
+            raise AuthoringError(f"no field {name!r}" + did_you_mean([name], self.fields))
         return self.fields[name]
 
     def accept(self, name: str) -> None:

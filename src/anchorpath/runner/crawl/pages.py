@@ -172,6 +172,7 @@ def extract_page(
         anchors_present=dict(pr.anchors_present),
         source=source,
         charset_note=charset_mismatch(body, charset or charset_of(lower.get("content-type"))),
+        notes=pr.notes,
     )
     return ExtractedPage(page, records, pr.next_url, pr.links)
 

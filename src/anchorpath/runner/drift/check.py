@@ -179,8 +179,9 @@ __all__ = [
     "DriftResult",
     "baseline_window",
     "check_drift",
-    "example_records",
+    "example_seed",
     "is_young",
+    "needs_seed",
     "seed_baseline",
 ]
 
@@ -310,6 +311,7 @@ def check_drift(
         result.notes.append("no baseline yet: nothing to compare, run accepted as the first")
         return result
     qualify = len(stats.page_types) > 1
+    young_reviewed: list[str] = []  # young baseline: statistics against the accepted runs
     young_seeded: list[str] = []  # young baseline: statistics against the fixtures/examples
     young_alone: list[str] = []  # young baseline, nothing seeded: statistics are evidence only
     for pt_name, cur in stats.page_types.items():
@@ -330,7 +332,7 @@ def check_drift(
         for fname, fcur in cur.fields.items():
             key = f"{pt_name}.{fname}" if qualify else fname
             runs = [
-                (b.seeded, b.page_types[pt_name].fields[fname])
+                (b, b.page_types[pt_name].fields[fname])
                 for b in baseline
                 if pt_name in b.page_types and fname in b.page_types[pt_name].fields
             ]
@@ -338,11 +340,15 @@ def check_drift(
             if not fbase:
                 result.notes.append(f"field {key!r} has no baseline yet")
                 continue
-            real = [f for seeded, f in runs if not seeded]
-            seeds = [f for seeded, f in runs if seeded]
+            real = [f for b, f in runs if not b.seeded]
+            seeds = [f for b, f in runs if b.seeded]
+            reviewed = [f for b, f in runs if b.reviewed]
             stat_base, cap = fbase, None
             if len(real) < MIN_BASELINE_RUNS or sum(b.count for b in real) < MIN_BASELINE_RECORDS:
-                if seeds:
+                if reviewed:
+                    stat_base = reviewed
+                    young_reviewed.append(key)
+                elif seeds:
                     stat_base = seeds
                     young_seeded.append(key)
                 else:
@@ -360,6 +366,11 @@ def check_drift(
                 result.fields[key] = evidence or [f"combined score {score:.1f}"]
         result.score = max(result.score, s_score)
     real_runs = sum(1 for b in baseline if not b.seeded)
+    if young_reviewed:
+        result.notes.append(
+            f"baseline too young for statistics ({real_runs} run(s)): {len(young_reviewed)} "
+            "field(s) compared with the run(s) a person accepted instead"
+        )
     if young_seeded:
         result.notes.append(
             f"baseline too young for statistics ({real_runs} run(s)): {len(young_seeded)} "
@@ -525,12 +536,20 @@ def _page_type_of(sf: SelectorFile, record: Mapping[str, Any]) -> PageType | Non
     return best
 
 
+def needs_seed(accepted: Sequence[RunStats]) -> bool:
+    """Whether a baseline of these committed runs is still seeded: fewer than three, or they
+    are still young (:func:`is_young`), and a person accepted none of them after review. The
+    seed reflects the authoring pages; an accepted run is the live site as a person saw it, so
+    after one ``anchorpath accept`` the next identical run is ``ok``."""
+    if any(r.reviewed for r in accepted):
+        return False
+    return not (len(accepted) >= 3 and not is_young(accepted))
+
+
 def baseline_window(seed: list[RunStats], accepted: list[RunStats]) -> list[RunStats]:
     """The baseline a run is checked against, oldest first: the last :data:`BASELINE_WINDOW`
-    accepted runs; while fewer than three runs were accepted, or they are still young
-    (:func:`is_young`), the fixture ``seed`` (which reflects the authoring pages, not the live
-    site) comes before them."""
-    if len(accepted) >= 3 and not is_young(accepted):
+    accepted runs, after the fixture ``seed`` while it is needed (:func:`needs_seed`)."""
+    if not needs_seed(accepted):
         return accepted[-BASELINE_WINDOW:]
     return [*seed, *accepted][-BASELINE_WINDOW:]
 
@@ -540,14 +559,14 @@ def seed_baseline(
 ) -> list[RunStats]:
     """The first baseline: runs stored in the selector file's ``baseline.runs`` (if authoring
     saved any) plus one pseudo-run built from the fixture records (page-level signals unknown),
-    or, without fixture records, from the fields' ``examples`` (:func:`example_records`)."""
+    or, without fixture records, from the fields' ``examples`` (:func:`example_seed`)."""
     out: list[RunStats] = []
     stored = selector_file.baseline.get("runs") if selector_file.baseline else None
     if isinstance(stored, list):
         out += [RunStats.from_dict(d) for d in stored if isinstance(d, Mapping)]
-    label = "fixtures"
     if not fixture_records:
-        fixture_records, label = example_records(selector_file), "examples"
+        seeded = example_seed(selector_file)
+        return [*out, seeded] if seeded.page_types else out
     groups: dict[str, list[dict[str, Any]]] = {}
     for rec in fixture_records:
         pt = _page_type_of(selector_file, rec)
@@ -557,28 +576,37 @@ def seed_baseline(
         seeded = merge_stats(
             field_stats(recs, selector_file.page_types[name], []) for name, recs in groups.items()
         )
-        if label == "examples":  # a field without examples has no reference: it does not vote
-            for name, pts in seeded.page_types.items():
-                spec = selector_file.page_types[name].fields
-                pts.fields = {f: fs for f, fs in pts.fields.items() if spec[f].examples}
         seeded.seeded = True
-        seeded.run_id = seeded.run_id or label
+        seeded.run_id = seeded.run_id or "fixtures"
         out.append(seeded)
     return out
 
 
-def example_records(selector_file: SelectorFile) -> list[dict[str, Any]]:
-    """Records rebuilt from the fields' ``examples`` (the seed values authoring kept): record
-    ``i`` of a page type holds every field's ``i``-th example."""
-    out: list[dict[str, Any]] = []
+def example_seed(selector_file: SelectorFile) -> RunStats:
+    """A pseudo-run from the fields' ``examples`` (the seed values authoring kept). Each field
+    is measured on its own examples only: fields of one page type may keep different numbers
+    of them (a repair gives the fields it re-authored new examples and leaves the others as
+    they were), and a field with three examples is not "empty" on a fourth record that only
+    its neighbours have. A field without examples has no reference: it does not vote."""
+    parts = []
     for pt in selector_file.page_types.values():
         n = max((len(f.examples) for f in pt.fields.values()), default=0)
-        for i in range(n):
-            rec: dict[str, Any] = {"_page_type": pt.name}
-            for name, spec in pt.fields.items():
-                rec[name] = spec.examples[i] if i < len(spec.examples) else None
-            out.append(rec)
-    return out
+        if not n:
+            continue
+        stats = field_stats([{} for _ in range(n)], pt, [])
+        own = stats.page_types[pt.name]
+        own.fields = {
+            name: field_stats([{name: e} for e in spec.examples], pt, [])
+            .page_types[pt.name]
+            .fields[name]
+            for name, spec in pt.fields.items()
+            if spec.examples
+        }
+        parts.append(stats)
+    seeded = merge_stats(parts)
+    seeded.seeded = True
+    seeded.run_id = "examples"
+    return seeded
 
 
 def is_young(runs: Sequence[RunStats]) -> bool:

@@ -12,26 +12,27 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
 from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
 from anchorpath.runner.drift.check import (
     BASELINE_WINDOW,
     DriftResult,
     baseline_window,
     check_drift,
-    is_young,
+    needs_seed,
     seed_baseline,
 )
 from anchorpath.runner.drift.stats import RunStats, TextFacts, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
-from anchorpath.runner.store.database import Store
+from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult
+from anchorpath.selectors.load import fixture_path
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
@@ -46,10 +47,10 @@ __all__ = [
     "fixture_records",
     "gate",
     "looks_empty",
-    "needs_seed",
     "page_result",
     "run_stats",
     "seed_for",
+    "stats_of",
     "validate_records",
     "wilson_lower",
 ]
@@ -141,16 +142,18 @@ def run_stats(
 
 def committed_history(store: Store, sf: SelectorFile) -> list[RunStats]:
     """The statistics of the site's last committed runs, oldest first."""
-    return [
-        RunStats.from_dict(r.stats)
-        for r in reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
-        if isinstance(r.stats, dict)
-    ]
+    rows = reversed(store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW))
+    return [s for s in map(stats_of, rows) if s is not None]
 
 
-def needs_seed(real: Sequence[RunStats]) -> bool:
-    """Whether a baseline of these committed runs is still seeded (fewer than three, or young)."""
-    return not (len(real) >= 3 and not is_young(real))
+def stats_of(run: RunRow) -> RunStats | None:
+    """A committed run's statistics as the baseline reads them (``reviewed`` when a person
+    accepted the run), or None when it has none."""
+    if not isinstance(run.stats, dict):
+        return None
+    stats = RunStats.from_dict(run.stats)
+    stats.reviewed = stats.reviewed or run.verdict == "accepted"
+    return stats
 
 
 def seed_for(sf: SelectorFile, sf_path: Path) -> list[RunStats]:
@@ -211,13 +214,7 @@ class RollingBaseline:
     def from_store(cls, store: Store, sf: SelectorFile, sf_path: Path) -> RollingBaseline:
         """Start from the committed runs ``store`` holds."""
         rows = store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
-        return cls(
-            sf,
-            sf_path,
-            [RunStats.from_dict(r.stats) if isinstance(r.stats, dict) else None for r in rows][
-                ::-1
-            ],
-        )
+        return cls(sf, sf_path, [stats_of(r) for r in reversed(rows)])
 
     def add(self, stats: Mapping[str, Any] | None) -> None:
         """A run was committed with these statistics (as the store keeps them)."""
@@ -331,9 +328,9 @@ def fixture_records(sf: SelectorFile, sf_path: Path) -> list[dict[str, Any]]:
     for fx in sf.fixtures:
         if not fx.records:
             continue
-        path = sf_path.parent / fx.records
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            path = fixture_path(sf_path, fx.records)
+            data = loads_json(read_capped(path, MAX_PAGE_BYTES, regular=True).decode("utf-8"))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict):

@@ -167,6 +167,9 @@ class RunStats:
     unmatched_pages: int = 0
     run_id: str | None = None
     seeded: bool = False  # built from fixtures, not from a run
+    #: a person accepted the run after review (``anchorpath accept``): the live site's
+    #: reference, which outranks the seed (see ``drift.check.needs_seed``)
+    reviewed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (round-trips through :meth:`from_dict`)."""
@@ -181,6 +184,7 @@ class RunStats:
             unmatched_pages=d.get("unmatched_pages", 0),
             run_id=d.get("run_id"),
             seeded=d.get("seeded", False),
+            reviewed=d.get("reviewed", False),
         )
 
 
@@ -565,4 +569,5 @@ def merge_stats(parts: Iterable[RunStats]) -> RunStats:
         out.unmatched_pages = max(out.unmatched_pages, part.unmatched_pages)
         out.run_id = out.run_id or part.run_id
         out.seeded = out.seeded or part.seeded
+        out.reviewed = out.reviewed or part.reviewed
     return out

@@ -85,6 +85,9 @@ class RunReport:
     run_id: str
     site: str
     verdict: Verdict
+    #: what the report opens with: basis, robots.txt, terms, completion, the stop (the JSON
+    #: of :class:`anchorpath.runner.policy.header.PolicyHeader`, which renders it)
+    policy: Mapping[str, Any] | None = None
     reason: str | None = None
     selector_version: int | None = None
     renderer: str | None = None
@@ -95,6 +98,8 @@ class RunReport:
     urls: tuple[str, ...] = ()
     counts: Counts = field(default_factory=Counts)
     charset: tuple[str, ...] = ()
+    #: what extraction coerced or guessed ("note (on N page(s), first URL)")
+    extraction: tuple[str, ...] = ()
     duplicates: tuple[Duplicate, ...] = ()
     events: tuple[Event, ...] = ()
     drift: DriftResult | None = None
@@ -139,6 +144,7 @@ class RunReport:
             "run_id": self.run_id,
             "site": self.site,
             "verdict": self.verdict,
+            "policy": dict(self.policy) if self.policy is not None else None,
             "reason": self.reason,
             "selector_version": self.selector_version,
             "renderer": self.renderer,
@@ -149,6 +155,7 @@ class RunReport:
             "urls": list(self.urls),
             "counts": self.counts.to_dict(),
             "charset": list(self.charset),
+            "extraction": list(self.extraction),
             "duplicates": [{"key": d.key, "pages": list(d.pages)} for d in self.duplicates],
             "events": [e.to_dict() for e in self.events],
             "drift": self.drift.to_dict() if self.drift is not None else None,
@@ -186,6 +193,7 @@ class RunReport:
             run_id=str(d["run_id"]),
             site=str(d["site"]),
             verdict=parse_verdict(d.get("verdict"), "report.json"),
+            policy=mapping("policy") or None,
             reason=text("reason"),
             selector_version=version if isinstance(version, int) else None,
             renderer=text("renderer"),
@@ -196,6 +204,7 @@ class RunReport:
             urls=tuple(str(u) for u in listed("urls")),
             counts=Counts.from_dict(mapping("counts")),
             charset=tuple(str(c) for c in listed("charset")),
+            extraction=tuple(str(x) for x in listed("extraction")),
             duplicates=tuple(
                 Duplicate(str(x.get("key")), tuple(str(p) for p in x.get("pages") or ()))
                 for x in listed("duplicates")

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from anchorpath._errors import RunError
 from anchorpath.runner.drift.stats import FieldStats, RunStats
+from anchorpath.runner.policy.header import header_html, header_markdown
 from anchorpath.runner.report.model import RunReport
 from anchorpath.runner.store.database import Event
 
@@ -111,6 +114,11 @@ _CHARSET_NOTE = (
     "one does: their text values hold U+FFFD replacement characters, which is what breaks "
     "their schema, not the selectors. Ask the site to fix the header."
 )
+_EXTRACTION_NOTE = (
+    "Values were still produced, but an XPath matched more than it should (the first node "
+    "was used) or an element with markup inside where a text was expected. Tighten the field's "
+    "XPath (anchorpath author edit) if the value read is not the one meant."
+)
 
 
 def _duplicates_markdown(report: RunReport) -> list[str]:
@@ -132,6 +140,7 @@ def render_markdown(report: RunReport) -> str:
     lines = [
         f"# anchorpath run {report.run_id} — {report.site}",
         "",
+        *header_markdown(report.policy),
         f"**Verdict: {report.verdict}**",
         "",
     ]
@@ -150,6 +159,10 @@ def render_markdown(report: RunReport) -> str:
     if charset:
         lines += ["", f"## Charset mismatch ({len(charset)} pages)", "", _CHARSET_NOTE, ""]
         lines += [f"- {c}" for c in charset]
+    if report.extraction:
+        n = len(report.extraction)
+        lines += ["", f"## Extraction notes ({n})", "", _EXTRACTION_NOTE, ""]
+        lines += [f"- {x}" for x in report.extraction]
     drift = report.drift
     if drift is not None:
         lines += ["", "## Drift gate", "", _drift_head(report)]
@@ -198,7 +211,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f4f4f4}td.n{text-align:right}
-.ok,.accepted{color:#176317}.drift,.blocked,.error{color:#a31515}.empty-source{color:#8a5b00}
+.ok,.accepted{color:#176317}.drift,.blocked,.error,.stopped{color:#a31515}.empty-source{color:#8a5b00}
 .verdict{font-size:1.3em;font-weight:bold}.bad{background:#fde8e8}.ev{font-size:.9em;color:#555}
 svg{vertical-align:middle}
 """
@@ -242,8 +255,24 @@ def _h(v: Any) -> str:
     return html.escape(_fmt(v) if not isinstance(v, str) else v)
 
 
-def render_html(report: RunReport) -> str:
-    """The report as one self-contained HTML page (inline CSS and SVG, no external URLs)."""
+def _file_links(value: str, base: Path | None) -> str:
+    """Links to the run's files (the WARC value lists its segments, comma-separated): relative
+    to ``base``, the report's directory, so they resolve wherever the state directory is
+    copied or served; absolute ``file:`` URLs without one."""
+    links = []
+    for part in value.split(", "):
+        path = Path(os.path.abspath(part))  # a relative path is the run's working directory's
+        if base is not None:
+            href = quote(Path(os.path.relpath(path, base)).as_posix())
+        else:
+            href = path.as_uri()
+        links.append(f'<a href="{html.escape(href)}"><code>{html.escape(part)}</code></a>')
+    return ", ".join(links)
+
+
+def render_html(report: RunReport, *, base: Path | None = None) -> str:
+    """The report as one self-contained HTML page (inline CSS and SVG, no external URLs; the
+    run's files are linked relative to ``base``, the directory the report is written to)."""
     verdict = report.verdict
     title = f"anchorpath run {report.run_id} — {report.site}"
     out = [
@@ -251,6 +280,7 @@ def render_html(report: RunReport) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
+        *header_html(report.policy),
         f'<p class="verdict {html.escape(verdict)}">Verdict: {html.escape(verdict)}</p>',
     ]
     rows = [*report.meta(), *report.counts.to_dict().items()]
@@ -275,6 +305,11 @@ def render_html(report: RunReport) -> str:
         out.append(f"<h2>Charset mismatch ({len(charset)} pages)</h2>")
         out.append(f"<p class=ev>{html.escape(_CHARSET_NOTE)}</p><ul>")
         out += [f"<li>{html.escape(c)}</li>" for c in charset]
+        out.append("</ul>")
+    if report.extraction:
+        out.append(f"<h2>Extraction notes ({len(report.extraction)})</h2>")
+        out.append(f"<p class=ev>{html.escape(_EXTRACTION_NOTE)}</p><ul>")
+        out += [f"<li>{html.escape(x)}</li>" for x in report.extraction]
         out.append("</ul>")
     if report.duplicates:
         out.append(f"<h2>Duplicate keys ({len(report.duplicates)})</h2>")
@@ -349,7 +384,7 @@ def render_html(report: RunReport) -> str:
         out.append("<ul>" + "".join(f"<li>{html.escape(e)}</li>" for e in report.errors) + "</ul>")
     if report.paths:
         out.append("<h2>Files</h2><ul>")
-        out += [f"<li>{_h(k)}: <code>{_h(v)}</code></li>" for k, v in report.paths.items()]
+        out += [f"<li>{_h(k)}: {_file_links(v, base)}</li>" for k, v in report.paths.items()]
         out.append("</ul>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
@@ -392,6 +427,8 @@ def write_reports(run_dir: Path, report: RunReport) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "report.json").write_text(report_json(report.to_dict()), encoding="utf-8")
         (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")
-        (run_dir / "report.html").write_text(render_html(report), encoding="utf-8")
+        (run_dir / "report.html").write_text(
+            render_html(report, base=run_dir.resolve()), encoding="utf-8"
+        )
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write the run report: {exc}") from exc

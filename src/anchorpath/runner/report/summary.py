@@ -176,6 +176,7 @@ def run_report(
         run_id=cp.run_id,
         site=sf.site.id,
         verdict=result.verdict,
+        policy=result.policy,
         reason=result.reason,
         selector_version=sf.version,
         renderer=renderer_line(sf.fetch.render, result.fetch_counters),
@@ -186,6 +187,7 @@ def run_report(
         urls=tuple(str(u) for u in cp.options.get("urls") or ()),
         counts=result.counts(),
         charset=tuple(result.charset),
+        extraction=tuple(result.extraction),
         duplicates=tuple(
             Duplicate(key, tuple(pages)) for key, pages in sorted(result.duplicates.items())
         ),

@@ -11,6 +11,10 @@ Tables:
   person accepted later (``anchorpath accept``) becomes ``accepted``, with ``accepted_by`` and
   ``accepted_at``.
 * ``pages`` – every page of an accepted run: status, validators, content hash.
+* ``policy_runs``, ``stops``, ``deletions`` – governance: what each run saw of robots.txt and
+  the terms page, stops and who lifted them, and the append-only audit of ``forget`` and
+  ``purge`` (keyed hashes of keys, never a key). Read and written by
+  :mod:`~anchorpath.runner.store.governance`.
 
 Everything a run changes is written by :meth:`Store.commit_run` in **one transaction**: a run
 killed at any point leaves the database as it was. Change detection (:func:`compute_events`) is
@@ -115,6 +119,41 @@ CREATE TABLE IF NOT EXISTS pages (
     records INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, url)
 );
+CREATE TABLE IF NOT EXISTS policy_runs (
+    run_id TEXT PRIMARY KEY,
+    site TEXT NOT NULL,
+    at TEXT NOT NULL,
+    seen_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS policy_runs_site ON policy_runs(site, at);
+CREATE TABLE IF NOT EXISTS stops (
+    id INTEGER PRIMARY KEY,
+    site TEXT NOT NULL,
+    run_id TEXT,
+    at TEXT NOT NULL,
+    cause TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    diff TEXT,
+    resumed_by TEXT,
+    resumed_at TEXT,
+    resume_reason TEXT
+);
+CREATE INDEX IF NOT EXISTS stops_site ON stops(site, id);
+CREATE TABLE IF NOT EXISTS deletions (
+    id INTEGER PRIMARY KEY,
+    site TEXT NOT NULL,
+    at TEXT NOT NULL,
+    by TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('forget', 'purge')),
+    key_hashes TEXT NOT NULL,
+    counts_json TEXT NOT NULL,
+    files_json TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS deletions_append_only_u BEFORE UPDATE ON deletions
+BEGIN SELECT RAISE(ABORT, 'deletions are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS deletions_append_only_d BEFORE DELETE ON deletions
+BEGIN SELECT RAISE(ABORT, 'deletions are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_u BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
@@ -571,6 +610,32 @@ class Store:
         except (sqlite3.Error, KeyError) as exc:
             self._abort()
             raise StoreError(f"{self.path}: cannot commit run {run.id}: {exc}") from exc
+
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one read (governance tables, see ``governance.py``)."""
+        return self._query(sql, args)
+
+    def write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        """Execute ``statements`` in one transaction (a savepoint inside :meth:`transaction`):
+        all or nothing."""
+        try:
+            self._begin()
+            for sql, args in statements:
+                self._db.execute(sql, args)
+            self._end()
+        except sqlite3.Error as exc:
+            self._abort()
+            raise StoreError(f"{self.path}: cannot write: {exc}") from exc
+
+    def compact(self) -> None:
+        """Rewrite the database file so that deleted rows leave no bytes behind (``forget``,
+        ``purge``): secure delete, VACUUM, and the write-ahead log truncated."""
+        try:
+            self._db.execute("PRAGMA secure_delete=ON")
+            self._db.execute("VACUUM")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot compact the database: {exc}") from exc
 
     # -- transactions -----------------------------------------------------------------------
 
