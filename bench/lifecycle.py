@@ -880,14 +880,14 @@ class Operator:
         text = self._help[command]
         return bool(text) and (option is None or option in text)
 
-    @property
-    def runs_dir(self) -> Path:
-        return self.work / "state" / "runs" / self.site_id
+    def runs_dir(self, state: str = "state") -> Path:
+        return self.work / state / "runs" / self.site_id
 
-    def latest_report(self, before: set[str]) -> dict[str, Any] | None:
-        if not self.runs_dir.is_dir():
+    def latest_report(self, before: set[str], state: str = "state") -> dict[str, Any] | None:
+        runs = self.runs_dir(state)
+        if not runs.is_dir():
             return None
-        new = sorted(p for p in self.runs_dir.iterdir() if p.is_dir() and p.name not in before)
+        new = sorted(p for p in runs.iterdir() if p.is_dir() and p.name not in before)
         if not new:
             return None
         report = new[-1] / "report.json"
@@ -898,8 +898,9 @@ class Operator:
         data["_dir"] = str(new[-1])
         return data
 
-    def run_ids(self) -> set[str]:
-        return {p.name for p in self.runs_dir.iterdir()} if self.runs_dir.is_dir() else set()
+    def run_ids(self, state: str = "state") -> set[str]:
+        runs = self.runs_dir(state)
+        return {p.name for p in runs.iterdir()} if runs.is_dir() else set()
 
     def json_out(self, *args: str) -> list[dict[str, Any]]:
         c = self.cli(*args, "--format", "json")
@@ -921,10 +922,12 @@ class RunOutcome:
     note: str = ""
 
 
-def run_site(op: Operator) -> RunOutcome:
-    before = op.run_ids()
-    call = op.cli("run", op.site_id, "--quiet")
-    report = op.latest_report(before)
+def run_site(op: Operator, state: str = "state") -> RunOutcome:
+    """``anchorpath run SITE`` (in the state directory ``state`` of the work directory)."""
+    before = op.run_ids(state)
+    extra = [] if state == "state" else ["--state", state]
+    call = op.cli("run", op.site_id, "--quiet", *extra)
+    report = op.latest_report(before, state)
     verdict = str(
         (report or {}).get("verdict") or _EXIT_VERDICT.get(call.code, f"exit {call.code}")
     )
@@ -1129,6 +1132,10 @@ class DayReport:
     repairs_tried: int
     missing: list[str] = field(default_factory=list)
     cli_calls: list[str] = field(default_factory=list)  # the anchorpath commands of the day
+    repair_attempts: list[tuple[str, bool]] = field(default_factory=list)  # (method, adopted)
+    #: after an adopted repair: the repaired file's verdicts in a fresh state directory (a
+    #: young baseline), a drift there accepted once and the run repeated
+    young_baseline: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -1234,6 +1241,8 @@ class Life:
         committed_runs: list[str] = []
         false_alarm = missed = False
         adopted = tried = 0
+        attempts: list[tuple[str, bool]] = []
+        young: list[str] = []
 
         out = self._run()
         verdicts.append(out.verdict)
@@ -1253,6 +1262,7 @@ class Life:
                         self.op, m, out.bundle, self._truth_by_url(snap), self.work / "llm-cache"
                     )
                     llm_calls += r.llm_calls
+                    attempts.append((m, r.adopted))
                     actions.append(
                         f"author repair ({m}): "
                         + ("adopted" if r.adopted else f"not adopted: {r.note}")
@@ -1270,6 +1280,7 @@ class Life:
                     verdicts.append(out2.verdict)
                     if out2.verdict in ("ok", "empty-source") and out2.run_id:
                         committed_runs.append(out2.run_id)
+                        young = self._young_baseline(plan.day, actions)
                     elif out2.verdict == "drift" and not broken:
                         false_alarm = True
                         self._accept(out2, actions, committed_runs)
@@ -1337,6 +1348,8 @@ class Life:
             status_counts=status_counts,
             llm_calls=llm_calls,
             cli_calls=[" ".join(c.argv[:2]) for c in self.op.calls[cli0:]],
+            repair_attempts=attempts,
+            young_baseline=young,
             false_alarm=false_alarm,
             missed_drift=missed,
             repairs_adopted=adopted,
@@ -1352,6 +1365,23 @@ class Life:
         out = run_site(self.op)
         self._last_run_end = time.monotonic()
         return out
+
+    def _young_baseline(self, day: int, actions: list[str]) -> list[str]:
+        """Issue 20: a repaired file in a fresh state directory (its first runs compare with
+        the fixtures or examples) must be ``ok``; a drift there is a false alarm, accepted
+        once, after which the next identical run must be ``ok``."""
+        state = f"state-young-day{day:02d}"
+        first = run_site(self.op, state)
+        verdicts = [first.verdict]
+        if first.verdict == "drift" and first.run_id:
+            c = self.op.cli(
+                "accept", self.op.site_id, first.run_id, "--state", state, "--by", "lifecycle-bench"
+            )
+            verdicts.append(f"accept: exit {c.code}")
+            verdicts.append(run_site(self.op, state).verdict)
+        actions.append("repaired file in a fresh state: " + " → ".join(verdicts))
+        self._last_run_end = time.monotonic()
+        return verdicts
 
     def _accept(self, out: RunOutcome, actions: list[str], committed: list[str]) -> None:
         if not out.run_id:
@@ -1442,7 +1472,7 @@ def totals(days: Sequence[DayReport]) -> dict[str, Any]:
     )
     out["false_alarms_after_accept"] = sum(
         d.false_alarm for d in days if first_accept is not None and d.day > first_accept
-    )
+    )  # the young-baseline checks count theirs separately (below)
     # Days to recover: per drift episode, the days from its first day until a day ends ok.
     recover: list[int | None] = []
     start: int | None = None
@@ -1460,6 +1490,19 @@ def totals(days: Sequence[DayReport]) -> dict[str, Any]:
     if start is not None:
         recover.append(None)
     out["days_to_recover"] = recover
+    by_method: dict[str, list[int]] = {}
+    for d in days:
+        for method, ok in d.repair_attempts:
+            slot = by_method.setdefault(method, [0, 0])
+            slot[0] += ok
+            slot[1] += 1
+    out["repairs_by_method"] = {m: f"{a} of {n}" for m, (a, n) in sorted(by_method.items())}
+    young = [d.young_baseline for d in days if d.young_baseline]
+    out["young_baseline_runs"] = young
+    out["young_baseline_false_alarms"] = sum(v[0] == "drift" for v in young)
+    out["young_baseline_false_alarms_after_accept"] = sum(
+        v[-1] == "drift" for v in young if len(v) > 1
+    )
     ok_next = []
     for i, d in enumerate(days[:-1]):
         if d.repairs_adopted:
@@ -1495,7 +1538,11 @@ def markdown(
             f"Totals `{kind}`: verdicts as the truth says on {t['verdicts_right']} of {t['days']} "
             f"days, false alarms {t['false_alarms']} (after an accept: "
             f"{t['false_alarms_after_accept']}), missed drifts {t['missed_drifts']}, drift days "
-            f"{t['drift_days']}, repairs adopted {t['repairs_adopted']} of {t['repairs_tried']}, "
+            f"{t['drift_days']}, repairs adopted {t['repairs_adopted']} of {t['repairs_tried']} "
+            f"(attempts adopted by method: {t['repairs_by_method']}), "
+            f"the repaired file in a fresh state directory (young baseline): "
+            f"{t['young_baseline_runs']} (false alarms {t['young_baseline_false_alarms']}, "
+            f"after an accept {t['young_baseline_false_alarms_after_accept']}), "
             f"days to recover {t['days_to_recover']}, ok the day after a repair "
             f"{t['ok_day_after_repair']}, **wrong values committed {t['wrong_values_committed']}**,"
             f" days whose events differ from the truth {t['events_mismatch_days']}, site requests "

@@ -80,7 +80,7 @@ def session_screenshot() -> None:
     page = load_seed(str(path.parent / fixture.page), url=fixture.url)
     session = Session(sf, "detail", [page])
     with tempfile.TemporaryDirectory() as tmp:
-        (shot,) = render_highlights([page], session.matched_nodes(), Path(tmp), crop=True)
+        (shot,) = render_highlights([page], session.matched_nodes(), Path(tmp), full=False)
         OUT.parent.mkdir(exist_ok=True)
         shutil.copyfile(shot, OUT)
     print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")

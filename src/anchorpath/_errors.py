@@ -10,6 +10,7 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     │   └── SelectorValidationError     schema / XPath errors, with a list of precise problems
     ├── ExtractionError             a page cannot be decoded or evaluated
     │   ├── DecodeError                 bytes that no candidate encoding decodes
+    │   ├── NoPageTypeError             no page type of the selector file matches the page
     │   └── SelectorEvaluationError     an XPath of the selector file fails to evaluate
     ├── FetchError                  anything on the way to the network
     │   ├── RobotsDisallowed            robots.txt forbids the URL (skip it, do not retry)
@@ -46,6 +47,7 @@ __all__ = [
     "FetchFailed",
     "GroundingError",
     "LLMError",
+    "NoPageTypeError",
     "OriginBlocked",
     "ReviewError",
     "RobotsDisallowed",
@@ -92,6 +94,11 @@ class ExtractionError(AnchorpathError):
 
 class DecodeError(ExtractionError):
     """No candidate encoding decodes the page bytes."""
+
+
+class NoPageTypeError(ExtractionError):
+    """No page type of the selector file matches the page's URL (or none has the name asked
+    for): nothing can be extracted, which is not the same as a page with no records."""
 
 
 class SelectorEvaluationError(ExtractionError):

@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchorpath._errors import AnchorpathError, ConfigError, ExtractionError
-from anchorpath.selectors.evaluate import Record, compile_selectors
+from anchorpath._errors import AnchorpathError, ConfigError
+from anchorpath.selectors.evaluate import Record
 from anchorpath.selectors.evaluate import extract as _extract_page
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
@@ -59,15 +59,10 @@ def extract(
     by ``http_charset`` > BOM > ``<meta>`` > detection), ``url`` where it came from.
 
     ``url`` picks the page type by its ``match`` regex, unless ``page_type`` names one. A page
-    no page type matches raises ExtractionError (naming the URL and the page types): an empty
-    list always means a page of a known type that lists no record.
+    no page type matches raises NoPageTypeError, an ExtractionError (naming the URL and the
+    page types): an empty list always means a page of a known type that lists no record.
     """
     sf = selector_file if isinstance(selector_file, SelectorFile) else load(selector_file)
-    if page_type is None and compile_selectors(sf).page_type_for(url) is None:
-        known = ", ".join(f"{pt.name} (match {pt.match!r})" for pt in sf.page_types.values())
-        raise ExtractionError(
-            f"{url}: matches no page type of {sf.site.id} ({known}); pass page_type= to choose one"
-        )
     return _extract_page(sf, html, url, http_charset=http_charset, trace=trace, page_type=page_type)
 
 

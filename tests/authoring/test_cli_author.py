@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -48,7 +49,11 @@ def test_new_site_writes_file(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     sf = load_selector_file(tmp_path / "sel" / "shop.json")
-    assert sf.key == ("isbn",) and sf.page_types["detail"].match == r"/books/"
+    assert sf.key == ("isbn",)
+    match = sf.page_types["detail"].match
+    assert re.search(match, "https://shop.test/books/5") and not re.search(
+        match, "https://shop.test/"
+    )
     want = detail_record(5)
     (rec,) = extract(sf, detail_page(want, seed=5), "https://shop.test/books/5")
     assert rec.values["isbn"] == want["isbn"] and rec.values["series"] == want["series"]
@@ -131,7 +136,9 @@ def test_new_site_euc_kr_detail_pages_with_typed_date(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     sf = load_selector_file(tmp_path / "sel" / "mfds-dmf.json")
-    assert sf.page_types["detail"].match == r"/dmf/view\.do\?seq="
+    match = sf.page_types["detail"].match
+    assert re.search(match, "http://127.0.0.1:8765/dmf/view.do?page=2&seq=77")
+    assert not re.search(match, "http://127.0.0.1:8765/dmf/list.do?page=2")
     spec = sf.page_types["detail"].fields["ingredient"]
     assert spec.anchor is not None and spec.anchor.value == "성분명"
     (rec,) = extract(sf, _dmf_detail(9), "http://127.0.0.1:8765/dmf/view.do?seq=9")
@@ -154,3 +161,20 @@ def test_new_site_wait_for_usage_and_bad_selector_are_one_line(tmp_path: Path) -
     assert res.exit_code == 1
     assert "render.wait_for: 'div[[oops' is not a CSS selector" in res.output
     assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_new_site_yes_writes_golden_fixtures_that_check_verifies(tmp_path: Path) -> None:
+    seeds, exf = _write(tmp_path)
+    sel = tmp_path / "sel"
+    args = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--out", str(sel)]
+    for i, s in enumerate(seeds):
+        args += ["--seed", s, "--seed-url", f"https://shop.test/books/{i}"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    sf = load_selector_file(sel / "shop.json")
+    assert len(sf.fixtures) == 3 and all(fx.records for fx in sf.fixtures)
+    for fx in sf.fixtures:
+        assert (sel / fx.page).is_file() and (sel / str(fx.records)).is_file()
+    res = CliRunner().invoke(main, ["check", str(sel / "shop.json")])
+    assert res.exit_code == 0, res.output
+    assert "3 fixture pages, 3 records reproduced" in res.output

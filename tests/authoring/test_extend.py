@@ -45,11 +45,11 @@ def test_seed_urls_come_from_the_pages_and_decisions_are_printed(shop: Path) -> 
     assert code == 0, out
     sf = load_selector_file(shop / "selectors" / "books.json")
     assert sf.fetch.start_urls == ("https://books.example/book/1.html",)
-    assert sf.page_types["detail"].match == "/book/"
+    assert sf.page_types["detail"].match == r"^https?://[^/]+/book/[^/]*\.html(?:[?#]|$)"
     assert "seed book/1.html: https://books.example/book/1.html (<link rel=canonical>)" in out
     assert "key: isbn (default: the first required field with a different value" in out
     assert "start URL: https://books.example/book/1.html" in out
-    assert "page type detail (detail): match '/book/'" in out
+    assert "page type detail (detail): match '^https?://[^/]+/book/[^/]*\\\\.html(?:[?#]|$)'" in out
 
 
 def test_adding_a_list_page_type_keeps_the_detail_and_generates_follow(shop: Path) -> None:

@@ -52,6 +52,23 @@ def test_no_unique_field_means_no_default() -> None:
     assert "title: 'Game Over' twice (list/1.html)" in choice.refusal()
 
 
+def test_a_record_on_two_seed_list_pages_is_one_record_not_a_repeat() -> None:
+    """Two search-result pages (two keywords) may both list one book: on list pages only a
+    repeat within one page disqualifies a key."""
+
+    def page(titles: list[str]) -> str:
+        rows = "".join(f"<li class='r'><h3>{t}</h3><p>by x</p></li>" for t in titles)
+        return f"<html><body><ul class='results'>{rows}</ul></body></html>"
+
+    pages = {"s1.html": ["Dune", "Emma", "Ulysses"], "s2.html": ["Dune", "Beloved", "Ivanhoe"]}
+    seeds = [
+        seed_from_html(page(t), f"https://b.test/{p}?q={p}", source=p) for p, t in pages.items()
+    ]
+    ex = {p: {"title": t[:2]} for p, t in pages.items()}
+    result = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    assert default_key(result).key == ("title",)
+
+
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "books"

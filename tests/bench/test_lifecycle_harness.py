@@ -119,11 +119,6 @@ SHORT_STORY = (
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="issue 20: after a day of 304s the alert bundle's last good pages are empty and "
-    "author repair is refused (being fixed on the loop branch)",
-    strict=False,
-)
 def test_a_day_of_304s_then_drift_then_repair_then_ok(tmp_path: Path) -> None:
     days = m.live("shop", SHORT_STORY, tmp_path / "shop")
     assert days[1].status_counts.get("304", 0) >= 15

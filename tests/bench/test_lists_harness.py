@@ -57,10 +57,10 @@ SHARED = BENCH.parent.parent / "shared" / "data" / "lists"
 
 
 @pytest.mark.skipif(not (SHARED / "index.json").exists(), reason="../shared absent")
-def test_one_real_site_end_to_end() -> None:
+def test_one_real_site_end_to_end(tmp_path: Path) -> None:
     site = m.load_lists(SHARED, ["aa.com"])[0]
     seeds, test = site.pages[:2], site.pages[2]
-    authored = m.author(site.name, seeds, [m.examples_for(site, p) for p in seeds])
+    authored = m.author(site.name, seeds, [m.examples_for(site, p) for p in seeds], tmp_path)
     assert authored.error is None
-    got = m.run_titles(authored.selector_file, test.html, test.url)
+    got = m.run_titles(authored, test.html, test.url)
     assert m.score(got, site.titles(test)).f1 >= 0.9

@@ -136,7 +136,18 @@ def test_extract_page_no_page_type_matches_exits_1(sel: Path, tmp_path: Path) ->
     page.write_text(PAGE.format(head=""), encoding="utf-8")
     code, out = _extract(sel, page, "--url", "https://shop.example/about")
     assert code == 1
-    assert "no page type of" in out and "detail (/item/)" in out
+    assert "no page type of" in out and "detail (match '/item/')" in out
+    assert "--page-type NAME" in out
+
+
+def test_extract_page_type_forces_one_and_names_the_others(sel: Path, tmp_path: Path) -> None:
+    page = tmp_path / "p.html"
+    page.write_text(PAGE.format(head=""), encoding="utf-8")
+    code, out = _extract(sel, page, "--url", "https://shop.example/about", "--page-type", "detail")
+    assert code == 0, out
+    assert '"_page_type": "detail"' in out
+    code, out = _extract(sel, page, "--url", "https://shop.example/about", "--page-type", "list")
+    assert code == 1 and "no page type 'list' (page types: detail)" in out
 
 
 # -- one spelling per flag ------------------------------------------------------------------

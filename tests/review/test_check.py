@@ -8,6 +8,8 @@ from typing import Any
 
 from anchorpath.review.check import check_file, selector_files
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def _site(
     tmp_path: Path, shop: Any, rows: list[tuple[str, str]], want: list[dict[str, Any]]
@@ -82,3 +84,23 @@ def test_selector_files_in_a_folder_are_its_json_files(tmp_path: Path) -> None:
     (tmp_path / "fixtures").mkdir()
     (tmp_path / "fixtures" / "x.records.json").write_text("[]", encoding="utf-8")
     assert selector_files([tmp_path, tmp_path / "a.json"]) == [tmp_path / "a.json"]
+
+
+def test_a_file_without_fixtures_verifies_nothing_and_fails_unless_allowed(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from anchorpath.cli import main
+
+    data = json.loads((REPO / "selectors" / "mfds-dmf.json").read_text(encoding="utf-8"))
+    data["fixtures"] = []
+    path = tmp_path / "mfds-dmf.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    (p,) = check_file(path).problems
+    assert p.kind == "fixture" and "nothing was verified" in p.message
+    assert check_file(path, allow_empty=True).ok
+    res = CliRunner().invoke(main, ["check", str(path)])
+    assert res.exit_code == 1 and "no golden fixture with expected records" in res.output
+    res = CliRunner().invoke(main, ["check", str(path), "--allow-empty"])
+    assert res.exit_code == 0 and "0 fixture pages" in res.output

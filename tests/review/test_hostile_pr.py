@@ -191,6 +191,19 @@ def test_odd_file_names_work_and_are_quoted(repo: Path, monkeypatch: pytest.Monk
     assert "\x1b" not in checked.output and "\x07" not in checked.output
 
 
+def test_names_inside_a_file_reach_no_terminal_raw(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    data = _selector(repo)
+    data["page_types"]["list"]["fields"]["whole"] = {"xpath": "string(/)", "type": "string"}
+    data["page_types"]["evil\x1b]0;t\x07\x1b[2J"] = data["page_types"].pop("detail")
+    _write(repo, data)
+    for args in (["diff", "--git", "main"], ["check", "selectors/"], ["validate", "selectors/"]):
+        res = cli(*args)
+        assert "\x1b" not in res.output and "\x07" not in res.output, args
+
+
 # -- the example workflow, step by step, on a malicious branch ---------------------------------
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from anchorpath._errors import ExtractionError
+from anchorpath._errors import ExtractionError, NoPageTypeError
 from anchorpath.selectors.evaluate import (
     ExtractionWarning,
     compile_selectors,
@@ -163,9 +163,18 @@ def test_list_page_without_rows_gives_no_records() -> None:
     assert extract(sf, list_page(0), LIST_URL) == []
 
 
-def test_url_no_page_type_matches_gives_no_records() -> None:
+def test_url_no_page_type_matches_is_an_error_not_an_empty_list() -> None:
+    """[] would read as "no records on this page"; a page no page type matches was never
+    looked at: a typed error naming the URL and the patterns, unless a page type is forced."""
     sf = make_sf({"brand": f(label("Brand"))})
-    assert extract(sf, detail_page(ROWS), "https://shop.example/about") == []
+    with pytest.raises(
+        NoPageTypeError, match=r"https://shop.example/about: matches no page type of test-shop"
+    ):
+        extract(sf, detail_page(ROWS), "https://shop.example/about")
+    (rec,) = extract(sf, detail_page(ROWS), "https://shop.example/about", page_type="product")
+    assert rec.values["brand"]
+    with pytest.raises(NoPageTypeError, match=r"no page type 'nope' \(page types: product"):
+        extract(sf, detail_page(ROWS), "https://shop.example/about", page_type="nope")
 
 
 # -- problems are flagged, not raised ----------------------------------------------------------

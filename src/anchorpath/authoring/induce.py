@@ -20,7 +20,6 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean
@@ -35,6 +34,7 @@ from anchorpath.authoring.reports import (
     FieldRequest,
 )
 from anchorpath.authoring.seeds import SeedPage
+from anchorpath.authoring.urlpattern import Link, UrlPattern, induce_url_pattern, seed_links
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import (
     FIELD_TYPES,
@@ -46,6 +46,7 @@ from anchorpath.selectors.model import (
     SelectorFile,
     Site,
 )
+from anchorpath.selectors.page_url import is_http_url
 
 __all__ = [
     "assemble_site",
@@ -81,23 +82,6 @@ def _check_fields(fields: Sequence[FieldRequest]) -> None:
             raise AuthoringError(
                 f"field {f.name!r}: unknown type {f.type!r} (one of {', '.join(FIELD_TYPES)})"
             )
-
-
-def _match_regex(seeds: Sequence[SeedPage]) -> str:
-    """The longest common path prefix of the seed URLs (query included), as a regex."""
-    parts = [urlsplit(s.url) for s in seeds]
-    tails = [p.path + ("?" + p.query if p.query else "") for p in parts]
-    prefix = tails[0]
-    for t in tails[1:]:
-        i = 0
-        while i < min(len(prefix), len(t)) and prefix[i] == t[i]:
-            i += 1
-        prefix = prefix[:i]
-    if len(seeds) > 1:
-        # Cut back to a separator so ``/item/12`` and ``/item/13`` give ``/item/``.
-        cut = max(prefix.rfind(c) for c in "/?&=")
-        prefix = prefix[: cut + 1] if cut >= 0 else prefix
-    return re.escape(prefix) if prefix else ".*"
 
 
 # -- public API ---------------------------------------------------------------------------------
@@ -195,8 +179,9 @@ def author_page_type(
     is_list = _is_list_page(fields, ex) if list_page is None else list_page
     pagination = None
     root_xpath = None
+    shortfalls: list[str] = []
     if is_list:
-        root_xpath, specs, reports, problems = author_list(
+        listed = author_list(
             seeds,
             docs,
             idx,
@@ -206,6 +191,8 @@ def author_page_type(
             operators=operators,
             strict=strict,
         )
+        root_xpath, specs, reports = listed.record_root, listed.specs, listed.reports
+        problems, shortfalls = listed.problems, listed.shortfalls
         nxt = detect_pagination(list(zip(docs, [s.url for s in seeds], strict=True)))
         pagination = Pagination(nxt) if nxt else None
     else:
@@ -234,9 +221,11 @@ def author_page_type(
             "give 2-3 seed pages of the template"
         )
     ordered = {f.name: specs[f.name] for f in fields if f.name in specs}
+    links = [ln for d, s in zip(docs, seeds, strict=True) for ln in seed_links(d, s.url)]
+    url_pattern = _url_pattern([s.url for s in seeds], links, match)
     pt = PageType(
         name=name or ("list" if is_list else "detail"),
-        match=match or _match_regex(seeds),
+        match=url_pattern.regex,
         fields=ordered,
         record_root=root_xpath,
     )
@@ -247,7 +236,24 @@ def author_page_type(
         pagination,
         tuple(seeds),
         round(time.perf_counter() - t0, 3),
+        tuple(shortfalls),
+        url_pattern,
     )
+
+
+def _url_pattern(urls: list[str], links: list[Link], match: str | None) -> UrlPattern:
+    """The page type's URL pattern: ``match`` if given (checked against the links), else
+    induced from the seed URLs' shape; an error naming the pattern when it is not a regex or
+    misses a seed."""
+    if match is not None:
+        try:
+            rx = re.compile(match)
+        except re.error as exc:
+            raise AuthoringError(f"--match {match!r} is not a regular expression: {exc}") from exc
+        missed = [u for u in urls if not rx.search(u)]
+        if missed and all(is_http_url(u) for u in urls):
+            raise AuthoringError(f"--match {match!r} does not match the seed URL {missed[0]}")
+    return induce_url_pattern(urls, links, given=match)
 
 
 def site_id(name: str) -> str:

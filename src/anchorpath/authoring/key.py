@@ -4,7 +4,8 @@ A key identifies a record from run to run, so it must hold a different value in 
 of the seeds: a ``title`` key on a shop that sells two books titled "Game Over" merges them (or,
 in a run, stores neither). The default is therefore the first field — required fields first,
 in the order given — whose authored XPath reads a value in every record of every seed and no
-value twice; ``list`` fields are never keys. When no field does, there is no default: the
+value twice (on list pages: not twice on one page; two seed pages of search results may list
+the same record); ``list`` fields are never keys. When no field does, there is no default: the
 caller asks the person, or fails naming the repeats (``--yes``).
 """
 
@@ -60,14 +61,20 @@ def _records(result: AuthoringResult) -> list[tuple[str, Mapping[str, object]]]:
     return out
 
 
-def _why_not(name: str, records: list[tuple[str, Mapping[str, object]]]) -> str | None:
-    """Why field ``name`` is no key on these records (None: it is one)."""
+def _why_not(
+    name: str, records: list[tuple[str, Mapping[str, object]]], *, per_page: bool
+) -> str | None:
+    """Why field ``name`` is no key on these records (None: it is one). ``per_page`` (list
+    pages): a value repeated on two seed pages is one record seen twice (two searches find
+    the same book), only a repeat within one page counts."""
     first: dict[str, str] = {}
     for source, values in records:
         value = values.get(name)
         if value is None or value == "" or value == []:
             return f"no value on {source}"
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        if per_page:
+            text = json.dumps([source, text])
         if text in first:
             where = source if first[text] == source else f"{first[text]} and {source}"
             return f"{value!r} twice ({where})"
@@ -87,7 +94,7 @@ def default_key(result: AuthoringResult) -> KeyChoice:
     for name in order:
         if specs[name].type == "list":
             continue
-        why_not = _why_not(name, records)
+        why_not = _why_not(name, records, per_page=result.page_type.record_root is not None)
         if why_not is None:
             kind = "required field" if specs[name].required else "field"
             n = len(records)

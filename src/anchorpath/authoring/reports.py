@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from anchorpath.authoring.seeds import SeedPage
+from anchorpath.authoring.urlpattern import UrlPattern
 from anchorpath.selectors.model import Anchor, Normalize, PageType, Pagination
 
 #: ``{seed.source or seed.url: {field: value | [values, one per example record]}}``
@@ -62,6 +63,11 @@ class AuthoringResult:
     pagination: Pagination | None = None
     seeds: tuple[SeedPage, ...] = ()
     elapsed: float = 0.0
+    #: What the page type does not reproduce of the examples given (an example record left
+    #: out, a field right on most seeds only), each also in ``problems``: the file is partial.
+    shortfalls: tuple[str, ...] = ()
+    #: How the page type's URL pattern was chosen and what it matches of the seeds' links.
+    url_pattern: UrlPattern | None = None
 
     @property
     def record_root(self) -> str | None:

@@ -77,7 +77,9 @@ def _field_requests(
     return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
 
 
-#: Exit status of ``author new-site`` when the file was written without some fields.
+#: Exit status of ``author new-site`` when the file was written but does not reproduce
+#: everything asked: some fields not authored, an example record left out, or a field
+#: right on most seeds only.
 EXIT_PARTIAL = 5
 
 
@@ -268,6 +270,12 @@ def _load_pages(
     "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."
 )
 @click.option(
+    "--allow-constant",
+    is_flag=True,
+    help="With --yes and an LLM: also write a --field whose value is the same on every seed "
+    "(without it such a field is left out as unconfirmed: it may be a planted banner).",
+)
+@click.option(
     "--screenshots/--no-screenshots",
     default=True,
     show_default=True,
@@ -293,6 +301,7 @@ def new_site(
     mutation_seed: int,
     out_dir: str | None,
     yes: bool,
+    allow_constant: bool,
     screenshots: bool,
     open_images: bool,
 ) -> None:
@@ -303,14 +312,19 @@ def new_site(
     reads each seed once, pruned to Markdown, and proposes the value of every --field (or,
     with no field given, the fields too). A proposed value must occur verbatim on its seed or
     it is rejected, re-asked once, then reported not found; answers are cached, so authoring
-    again makes no call, and every call goes to a per-site ledger with tokens and cost.
+    again makes no call, and every call goes to a per-site ledger with tokens and cost. A
+    seed whose answers disagree with the others' (one value for several fields: a page that
+    instructs the model) is dropped, said, and authoring goes on with the others. With --yes,
+    a --field whose value is the same on every seed is left out as unconfirmed unless
+    --allow-constant is given (the session shows it to a person instead).
 
     Either way every value is grounded to its node on every seed, anchor-first XPaths are
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and
     scored under synthetic DOM mutations; the best XPath plus up to two fallbacks is kept per
     field. Values given as lists (one per record, at least two) make it a list page with an
-    induced record root and pagination. Exit status 5: the file was written but some fields
-    could not be authored (listed with the reason).
+    induced record root and pagination. Exit status 5: the file was written but is partial,
+    each reason listed: a field could not be authored, a list example that does not sit in a
+    record like the others was left out, or a list field's XPath is right on most seeds only.
 
     \b
     Examples:
@@ -328,7 +342,7 @@ def new_site(
     from anchorpath._config import load_settings
     from anchorpath.authoring.extend import add_page_type
     from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.selectors.load import load_selector_file, save_selector_file
+    from anchorpath.selectors.load import load_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
@@ -375,7 +389,15 @@ def new_site(
         else:
             llm_fields = _llm_fields(field_specs, fields_path, types, required)
             result, failed, llm_client = _author_llm(
-                name, pages, llm_fields, settings, list_page, page_type, match, mutation_seed
+                name,
+                pages,
+                llm_fields,
+                settings,
+                list_page,
+                page_type,
+                match,
+                mutation_seed,
+                allow_constant=allow_constant or not yes,
             )
         starts = None if unrunnable else start_urls or None
         decisions: tuple[str, ...] = ()
@@ -436,14 +458,29 @@ def new_site(
                 else None,
             )
     else:
+        from anchorpath.authoring.session.fixtures import save_with_fixtures
+
         try:
-            saved = save_selector_file(sf, target)
+            # golden fixtures on every write: `check` and the first runs' baseline need them
+            saved, files = save_with_fixtures(
+                sf,
+                target,
+                pages,
+                result.page_type.name,
+                changed=list(result.page_type.fields),
+            )
         except AnchorpathError as exc:
             raise click.ClickException(str(exc)) from exc
+        fixtures = [f for f in files if f.name.endswith(".records.json")]
         click.echo(f"wrote {target} (version {saved.version})")
+        if fixtures:
+            click.echo(f"  golden fixtures: {len(fixtures)} page(s) in {fixtures[0].parent}")
     _warn_unrunnable(target, unrunnable, urls_unknown)
     if failed:
         click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
+    for short in result.shortfalls:
+        click.echo(terminal_safe(f"partial: {short}"), err=True)
+    if failed or result.shortfalls:
         sys.exit(EXIT_PARTIAL)
 
 
@@ -564,6 +601,9 @@ def _print_result(
         f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
         f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
     )
+    if result.url_pattern is not None:
+        up = result.url_pattern
+        echo(f"  match: {up.describe()}" + "".join(f"; {n}" for n in up.notes))
     for p in pages:
         echo(f"  seed {p.source}: {p.url}" + ("" if p.url_from == "given" else f" ({p.url_from})"))
     if pt.record_root:
@@ -577,7 +617,8 @@ def _print_result(
             f", {len(rep.fallbacks)} fallbacks)"
         )
     for p in result.problems:
-        echo(f"  warning: {p}")
+        if p not in result.shortfalls:  # printed last, as "partial: ..."
+            echo(f"  warning: {p}")
     for line in decisions:
         echo(f"  {line}")
     echo(f"  key: {', '.join(sf.key)} ({key_why})")
@@ -618,6 +659,8 @@ def _author_llm(
     page_type: str | None,
     match: str | None,
     mutation_seed: int,
+    *,
+    allow_constant: bool,
 ) -> tuple[Any, dict[str, str], Any]:
     """The LLM path: proposals, checks and the core; prints what the model proposed."""
     from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
@@ -635,6 +678,7 @@ def _author_llm(
             page_type=page_type,
             match=match,
             mutation_seed=mutation_seed,
+            allow_constant=allow_constant,
         )
     finally:
         client.close()

@@ -139,7 +139,10 @@ def diff_cmd(
     else:
         console = Console(soft_wrap=True, highlight=False)
         for line in render_text(report):
-            console.print(line)
+            # names and values come from the files compared (a pull request's): a line that
+            # holds anything a terminal acts on is printed made safe, without its colours
+            safe = terminal_safe(line.plain)
+            console.print(line if safe == line.plain else safe, markup=False)
     sys.exit(1 if report.differs else 0)
 
 
@@ -155,8 +158,18 @@ def diff_cmd(
     show_default=True,
     help="text: one line per file, failures grouped by field; json for tools.",
 )
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Pass a file that has no golden fixture with expected records (else: a failure, "
+    "since nothing was verified).",
+)
 def check_cmd(
-    paths: tuple[Path, ...], selectors_dir: Path | None, config_file: Path | None, fmt: str
+    paths: tuple[Path, ...],
+    selectors_dir: Path | None,
+    config_file: Path | None,
+    fmt: str,
+    allow_empty: bool,
 ) -> None:
     """Validate selector files and replay their golden fixtures, offline.
 
@@ -164,6 +177,8 @@ def check_cmd(
     directory). Each file is checked against the schema, its XPaths compiled, and every
     golden fixture page extracted and compared with its expected records. A failure names
     the file, page type, field, page and record, with the expected and the extracted value.
+    A file without any fixture with expected records verifies nothing and fails, unless
+    --allow-empty.
     No network, no browser: fast enough for a pre-commit hook.
 
     Exit status: 0 all pass, 1 a file fails, 2 an error (no selector file found).
@@ -173,6 +188,7 @@ def check_cmd(
       anchorpath check
       anchorpath check selectors/
       anchorpath check selectors/mfds-dmf.json --format json
+      anchorpath check selectors/hand-written.json --allow-empty
     """
     from anchorpath.review.check import check_file, selector_files
 
@@ -180,7 +196,7 @@ def check_cmd(
     files = selector_files(targets)
     if not files:
         _error(f"no selector files (*.json) in {', '.join(map(str, targets))}")
-    results = [check_file(f) for f in files]
+    results = [check_file(f, allow_empty=allow_empty) for f in files]
     failed = [r for r in results if not r.ok]
     if fmt == "json":
         out = {"ok": not failed, "files": [r.to_dict() for r in results]}

@@ -319,6 +319,11 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     "Pages without a Content-Type or as application/octet-stream are taken anyway when their "
     "bytes are HTML.",
 )
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="After the run, apply the site's policy.retention_days (as `anchorpath purge`).",
+)
 @config_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 def run_cmd(
@@ -333,6 +338,7 @@ def run_cmd(
     resume: bool,
     base_url: str | None,
     content_types: tuple[str, ...],
+    purge: bool,
     config_file: Path | None,
     quiet: bool,
 ) -> None:
@@ -367,6 +373,7 @@ def run_cmd(
       anchorpath run mfds-dmf --state /var/lib/anchorpath --selectors /etc/anchorpath/selectors
       anchorpath run mfds-dmf --url 'https://example.org/dmf/view?id=1402'
       anchorpath run mfds-dmf --resume
+      anchorpath run mfds-dmf --purge      # then drop what is older than retention_days
       anchorpath run mfds-dmf --accept-content-type text/html --accept-content-type text/x-html
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765   # a local copy of the site
       anchorpath run mfds-dmf --base-url http://127.0.0.1:8765 --url 'https://example.org/dmf/view?id=1402'
@@ -378,7 +385,12 @@ def run_cmd(
     console = output_console()
     overrides = {"fetch.accept_content_types": list(content_types) if content_types else None}
     if all_sites:
-        for flag, given in (("--url", urls), ("--resume", resume), ("--base-url", base_url)):
+        for flag, given in (
+            ("--url", urls),
+            ("--resume", resume),
+            ("--base-url", base_url),
+            ("--purge", purge),
+        ):
             if given:
                 raise click.UsageError(f"{flag} cannot be combined with --all")
         _run_all_cmd(
@@ -425,6 +437,23 @@ def run_cmd(
     if resume and not result.resumed:
         console.print("[dim]no unfinished run to resume: ran from the start[/]")
     print_summary(result, console, elapsed=time.monotonic() - started)
+    if purge:
+        from anchorpath.cli.governance import default_by, print_purge
+        from anchorpath.runner.retention.purge import purge_site
+
+        try:
+            print_purge(
+                purge_site(
+                    state_dir=options.state_dir,
+                    selectors_dir=options.selectors_dir,
+                    site=site,
+                    by=default_by(),
+                ),
+                console,
+            )
+        except AnchorpathError as exc:
+            click.echo(f"Error: purge: {terminal_safe(exc)}", err=True)
+            raise SystemExit(max(result.exit_code, 1)) from exc
     raise SystemExit(result.exit_code)
 
 

@@ -12,7 +12,12 @@ from typing import Any
 
 import click
 
-from anchorpath._errors import AnchorpathError, ExtractionError, SelectorValidationError
+from anchorpath._errors import (
+    AnchorpathError,
+    ExtractionError,
+    NoPageTypeError,
+    SelectorValidationError,
+)
 from anchorpath._text import quote_name, terminal_safe
 from anchorpath._untrusted import MAX_PAGE_BYTES, read_capped
 from anchorpath.cli.options import (
@@ -84,6 +89,14 @@ def _cell(value: Any) -> str:
     callback=check_charset,
     help="Charset the server declared, if known (overrides <meta>).",
 )
+@click.option(
+    "--page-type",
+    "page_type",
+    default=None,
+    metavar="NAME",
+    help="Extract every page as this page type, whatever its URL (default: the page type "
+    "whose match the URL fits).",
+)
 @click.option("--trace", is_flag=True, help="Add the XPath and node path behind every value.")
 @click.option(
     "--format",
@@ -97,6 +110,7 @@ def extract_cmd(
     selector_path: Path,
     url: str | None,
     charset: str | None,
+    page_type: str | None,
     trace: bool,
     fmt: str,
     pages: tuple[str, ...],
@@ -106,16 +120,20 @@ def extract_cmd(
     JSON Lines by default: one record per line with _url and _page_type; required fields
     without a value are listed in _missing. Nothing is fetched. Without --url, each page's URL
     is the one it declares (<base href>, <link rel=canonical>, og:url). Exits 1 when a page
-    is empty or not HTML, declares no URL, or matches no page type of the selector file.
+    is empty or not HTML, declares no URL, or matches no page type of the selector file (each
+    such page is named with the page types' URL patterns; --page-type NAME forces one).
 
     \b
     Examples:
       anchorpath extract -s selectors/mfds-dmf.json --url URL_OF_PAGE page.html
+      anchorpath extract -s selectors/mfds-dmf.json --page-type detail saved/*.html
       anchorpath extract -s selectors/mfds-dmf.json --format table list.html
       anchorpath extract -s selectors/mfds-dmf.json --charset euc-kr saved/*.html
     """
     try:
         sf = load_selector_file(selector_path)
+        if page_type is not None:
+            compile_selectors(sf).page_type(page_type)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     records: list[Record] = []
@@ -135,18 +153,24 @@ def extract_cmd(
             warnings.simplefilter("always", ExtractionWarning)
             try:
                 page_url = url or _declared(page, body, charset)
-                found = extract(sf, body, page_url, http_charset=charset, trace=trace)
+                found = extract(
+                    sf, body, page_url, http_charset=charset, trace=trace, page_type=page_type
+                )
+            except NoPageTypeError:
+                unmatched.append(page)
+                click.echo(
+                    terminal_safe(
+                        f"{page}: no page type of {selector_path} matches {page_url} (page "
+                        f"types: {compile_selectors(sf).describe()}); give the page's URL "
+                        "with --url or force a page type with --page-type NAME"
+                    ),
+                    err=True,
+                )
+                found = []
             except AnchorpathError as exc:
                 raise click.ClickException(terminal_safe(f"{page}: {exc}")) from exc
         for w in caught:
             click.echo(f"{page}: warning: {w.message}", err=True)
-        if compile_selectors(sf).page_type_for(page_url) is None:
-            unmatched.append(page)
-            types = ", ".join(f"{n} ({pt.match})" for n, pt in sf.page_types.items())
-            click.echo(
-                f"{page}: no page type of {selector_path} matches {page_url} (page types: {types})",
-                err=True,
-            )
         records += found
     rows = [r.to_dict() for r in records]
     if fmt == "jsonl":

@@ -230,8 +230,9 @@ def _check_fixture(sf: SelectorFile, sf_path: Path, fx: Fixture) -> tuple[int, l
     return len(got), problems
 
 
-def check_file(path: Path) -> FileCheck:
-    """Validate one selector file and replay its golden fixtures."""
+def check_file(path: Path, *, allow_empty: bool = False) -> FileCheck:
+    """Validate one selector file and replay its golden fixtures. A file with no fixture
+    whose records are written down verifies nothing: that fails, unless ``allow_empty``."""
     try:
         sf = load_selector_file(path)
     except SelectorValidationError as exc:
@@ -245,6 +246,15 @@ def check_file(path: Path) -> FileCheck:
         n, found = _check_fixture(sf, path, fx)
         records += n
         problems += found
+    if not allow_empty and not any(fx.records is not None for fx in sf.fixtures):
+        problems.append(
+            CheckProblem(
+                "fixture",
+                "no golden fixture with expected records, so nothing was verified (a file "
+                "written by `anchorpath author` has them; --allow-empty to accept a file "
+                "without)",
+            )
+        )
     return FileCheck(
         str(path),
         sf.site.id,

@@ -74,6 +74,7 @@ from anchorpath._errors import (
 from anchorpath.fetch.events import FetchEvent
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.robots import product_token
+from anchorpath.fetch.warc import strip_bodies
 from anchorpath.runner.archive import last_archived
 from anchorpath.runner.checkpoint import (
     Checkpoint,
@@ -438,6 +439,11 @@ class Run:
         self.seen = outcome.policy or PolicySeen()
         self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
+        if self.sf.policy is not None and not self.sf.policy.store_raw:
+            # Only headers, digests and the extracted records are kept (the bundle's
+            # snapshots, written above for a drift run, stay for repair).
+            for segment in warc_segments(job.run_dir):
+                strip_bodies(segment, "not kept: the selector file's policy.store_raw is false")
         return result
 
     def execute(self, fetcher_factory: FetcherFactory, lease: dict[str, Any] | None) -> RunResult:

@@ -26,7 +26,7 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
-from anchorpath._errors import ExtractionError, SelectorEvaluationError
+from anchorpath._errors import ExtractionError, NoPageTypeError, SelectorEvaluationError
 from anchorpath.selectors.decode import decode_html, sniff_encoding
 from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
 from anchorpath.selectors.normalize import apply_strips, clean_text, convert
@@ -188,14 +188,18 @@ class CompiledSelectors:
         return None
 
     def page_type(self, name: str) -> _CompiledPageType:
-        """The page type called ``name``; ExtractionError naming the known ones otherwise."""
+        """The page type called ``name``; NoPageTypeError naming the known ones otherwise."""
         for pt in self.page_types:
             if pt.spec.name == name:
                 return pt
         known = ", ".join(pt.spec.name for pt in self.page_types)
-        raise ExtractionError(
+        raise NoPageTypeError(
             f"{self.selector_file.site.id}: no page type {name!r} (page types: {known})"
         )
+
+    def describe(self) -> str:
+        """``list (match '^https?://…'), detail (…)``: the page types with their patterns."""
+        return ", ".join(f"{pt.spec.name} (match {pt.spec.match!r})" for pt in self.page_types)
 
 
 # Keyed by object identity: the models hold dicts, so they are unhashable. Entries keep their
@@ -711,10 +715,19 @@ def extract(
     """Records of one page. Pure: ``html`` is the page (bytes are decoded by HTTP charset >
     BOM > ``<meta>`` > detection); ``url`` picks the page type (unless ``page_type`` names
     one) and resolves relative links. What was coerced or guessed is an
-    :class:`ExtractionWarning` (each text once)."""
+    :class:`ExtractionWarning` (each text once).
+
+    A page whose URL no page type matches raises :class:`NoPageTypeError` naming the URL and
+    the page types' patterns: an empty list always means a page of a known type that lists
+    no record, never a page that was not looked at."""
     compiled = compile_selectors(selector_file, trace=trace)
     if page_type is not None:
         compiled.page_type(page_type)  # an unknown name fails before the page is parsed
+    elif compiled.page_type_for(url) is None:
+        raise NoPageTypeError(
+            f"{url}: matches no page type of {selector_file.site.id} ({compiled.describe()}); "
+            "pass page_type= (anchorpath extract --page-type) to choose one"
+        )
     doc = parse_html(html, http_charset, plain=True)
     result = evaluate_page(compiled, doc, url, trace=trace, anchors=False, page_type=page_type)
     for note in result.notes:

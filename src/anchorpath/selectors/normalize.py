@@ -10,7 +10,7 @@ from urllib.parse import urljoin
 
 from anchorpath.selectors.model import Normalize
 
-__all__ = ["DEFAULT_DATE_FORMATS", "clean_text", "convert"]
+__all__ = ["DEFAULT_DATE_FORMATS", "apply_strips", "clean_text", "convert"]
 
 _WS = re.compile(r"[\s\u00a0\u3000\u200b\ufeff]+")
 _NOT_NUMBER = re.compile(r"[^\d,.\-+eE]")

@@ -136,3 +136,30 @@ def test_endpoint_without_structured_outputs(shop: Shop, tmp_path: Path) -> None
         "title": "Salt and Cedar",
         "isbn_13": "9781420106879",
     }
+
+
+def test_yes_leaves_a_constant_named_field_unconfirmed_unless_allowed(
+    shop: Shop, tmp_path: Path
+) -> None:
+    # Issue 25: a banner planted on every seed, which the model reads as the publisher.
+    kettle = "FREE-KETTLE-0"
+    for f in shop.files:
+        html = f.read_text(encoding="utf-8")
+        f.write_text(html.replace("</h1>", f'</h1><div class="promo">{kettle}</div>'), "utf-8")
+    truth = {u: {**t, "publisher": [kettle]} for u, t in shop.truth.items()}
+    fields = ["--field", "title", "--field", "publisher"]
+    runner = CliRunner()
+    with FakeOpenAIServer(TruthModel(truth)) as srv:
+        env = srv.cli_env(tmp_path / "cache")
+        res = runner.invoke(main, _args(shop, tmp_path / "a", *fields), env=env)
+        allowed = runner.invoke(
+            main, _args(shop, tmp_path / "b", *fields, "--allow-constant"), env=env
+        )
+    assert res.exit_code == 5, res.output
+    assert f'not authored: publisher: the same value "{kettle}" on all 3 seeds' in res.stderr
+    assert list(load_selector_file(tmp_path / "a" / "shop.json").page_types["detail"].fields) == [
+        "title"
+    ]
+    assert allowed.exit_code == 0, allowed.output
+    sf = load_selector_file(tmp_path / "b" / "shop.json")
+    assert "publisher" in sf.page_types["detail"].fields

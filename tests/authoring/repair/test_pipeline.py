@@ -236,6 +236,18 @@ def test_fixtures_are_replaced_by_verified_snapshots(bundle: Path, selectors: Pa
     assert [x["code"] for x in records] == ["A-100", "B-201"]
 
 
+def test_a_file_without_fixtures_gets_them_from_the_repair(bundle: Path, selectors: Path) -> None:
+    from anchorpath.review.check import check_file
+
+    assert not load_selector_file(selectors / f"{SITE}.json").fixtures
+    r = repair_from_bundle(bundle, selectors_dir=selectors)
+    assert r.saved is not None
+    sf = load_selector_file(selectors / f"{SITE}.json")
+    assert len(sf.fixtures) == 5 and all(fx.records for fx in sf.fixtures)
+    checked = check_file(selectors / f"{SITE}.json")
+    assert checked.ok and checked.records > 0, checked.problems
+
+
 def test_dry_run_writes_nothing(bundle: Path, selectors: Path) -> None:
     before = (selectors / f"{SITE}.json").read_bytes()
     r = repair_from_bundle(bundle, selectors_dir=selectors, dry_run=True)

@@ -69,10 +69,13 @@ def test_add_and_drop_and_build(session: Session) -> None:
         session.add_field(FieldRequest("edition"))
 
 
-def test_matched_nodes_are_owner_elements(session: Session) -> None:
+def test_matched_nodes_are_owner_elements_with_the_text_read(session: Session) -> None:
     nodes = session.matched_nodes()[0]
-    assert nodes["isbn"] == ["/html/body/div/main/ul/li[1]"]  # the text after <b>ISBN:</b>
-    assert nodes["publisher"][0].endswith("/td")
+    (isbn,) = nodes["isbn"]  # the text after <b>ISBN:</b>
+    assert isbn.path == "/html/body/div/main/ul/li[1]"
+    assert isbn.text == detail_record(0)["isbn"] and isbn.raw and isbn.text in isbn.raw
+    assert nodes["publisher"][0].path.endswith("/td")
+    assert nodes["publisher"][0].text == detail_record(0)["publisher"]
 
 
 def test_list_page_values_reground_under_the_same_record_root() -> None:

@@ -20,6 +20,7 @@ from lxml import etree
 
 from anchorpath._config import Settings
 from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._text import excerpt
 from anchorpath.authoring.induce import assemble_site, author_page_type
 from anchorpath.authoring.llm.cache import CachedClient
 from anchorpath.authoring.llm.client import LLMClient
@@ -36,6 +37,7 @@ __all__ = [
     "LLMPageType",
     "author_page_type_with_llm",
     "author_with_llm",
+    "constant_fields",
     "ledger_path",
     "llm_provenance",
     "make_client",
@@ -120,12 +122,21 @@ def author_page_type_with_llm(
     page_type: str | None = None,
     match: str | None = None,
     mutation_seed: int = 0,
+    allow_constant: bool = True,
 ) -> LLMPageType:
     """Propose and check values (and fields, when ``fields`` is None), then run the core.
 
+    Seeds whose answers disagree with the others' are left out (:func:`propose` says so).
+    Without ``allow_constant``, a field asked for by name whose value is the same on every
+    seed is not authored (see :func:`constant_fields`): a script (``--yes``) passes False, a
+    person reviewing the session sees the value and decides.
+
     Raises only when no field at all could be authored, or on an endpoint error."""
     props = propose(client, seeds, fields, budget=budget, perturbation_rounds=perturbation_rounds)
+    seeds = [s for s in seeds if s.source not in props.dropped]
     failed = props.failed_fields()
+    if fields is not None and not allow_constant:
+        failed.update(constant_fields(props, seeds))
     usable = [f for f in props.fields if f.name not in failed]
     usable, list_page = _page_shape(usable, props, list_page)
     if not usable:
@@ -185,6 +196,27 @@ def author_page_type_with_llm(
             why = [p for p in result.problems if repr(f.name) in p or f" {f.name} " in p]
             failed[f.name] = why[0] if why else "no XPath reproduces its values on every seed"
     return LLMPageType(result, props, failed)
+
+
+def constant_fields(props: Proposals, seeds: Sequence[SeedPage]) -> dict[str, str]:
+    """Fields whose accepted value is identical on every seed (two or more): unconfirmed.
+
+    A value the same on every page of a template may be the template's own text, or a banner
+    a page put there for the model to read ("answer X for every field"), which grounding then
+    finds as its own node on every seed: nothing in the pages tells the two from a real
+    constant, so a person confirms it (the session) or says so (``--allow-constant``)."""
+    if len(seeds) < 2:
+        return {}
+    out: dict[str, str] = {}
+    for f in props.fields:
+        vals = [props.examples.get(s.source, {}).get(f.name) for s in seeds]
+        if all(v is not None for v in vals) and all(v == vals[0] for v in vals):
+            out[f.name] = (
+                f"the same value {excerpt(vals[0])} on all {len(seeds)} seeds (template text, "
+                "or a banner planted for the model?): unconfirmed; review it in the session "
+                "(without --yes) or pass --allow-constant"
+            )
+    return out
 
 
 def _core(
@@ -302,6 +334,7 @@ def author_with_llm(
     start_urls: Sequence[str] | None = None,
     mutation_seed: int = 0,
     author: str | None = None,
+    allow_constant: bool = True,
 ) -> LLMAuthoring:
     """A one-page-type site: :func:`author_page_type_with_llm`, ``assemble_site`` and
     :func:`llm_provenance`."""
@@ -316,6 +349,7 @@ def author_with_llm(
             page_type=page_type,
             match=match,
             mutation_seed=mutation_seed,
+            allow_constant=allow_constant,
         )
     except AnchorpathError as exc:
         raise AuthoringError(f"{name}: {exc}") from exc

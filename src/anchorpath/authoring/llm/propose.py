@@ -34,6 +34,7 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from anchorpath._errors import AnchorpathError, LLMError
+from anchorpath._text import excerpt
 from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message
 from anchorpath.authoring.llm.templates import load_template
 from anchorpath.authoring.reports import FieldRequest
@@ -118,6 +119,8 @@ class Proposals:
     pages: list[SeedPrompt]
     discovered: list[FieldProposal] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: Seeds left out because their answers disagree with the others' (see :func:`propose`).
+    dropped: list[str] = field(default_factory=list)
 
     def rejected(self) -> list[ValueVerdict]:
         """Proposals that failed the verbatim guard (hallucinated or not verbatim)."""
@@ -181,18 +184,26 @@ def verbatim(value: str, page: SeedPrompt, ftype: str = "string") -> bool:
 
 
 def _as_values(raw: Any) -> list[str] | None:
-    """An answer's values for one field: normalised, each once, at most
-    :data:`MAX_VALUES` (an answer listing a value 10,000 times costs what one costs)."""
+    """An answer's values for one field, normalised. A list page's answer repeats values
+    (one per record), so they are kept as given up to :data:`MAX_VALUES`; a longer list is
+    a flood, not records: each value once, at most :data:`MAX_VALUES` of them (an answer
+    listing a value 10,000 times costs what one costs)."""
     if raw is None:
         return None
     items = raw if isinstance(raw, list) else [raw]
-    vals: dict[str, None] = {}
+    flood = len(items) > MAX_VALUES
+    vals: list[str] = []
+    seen: set[str] = set()
     for x in items:
-        if isinstance(x, str) and (v := _norm(x)):
-            vals[v] = None
-            if len(vals) >= MAX_VALUES:
-                break
-    return list(vals) or None
+        if not isinstance(x, str) or not (v := _norm(x)):
+            continue
+        if flood and v in seen:
+            continue
+        seen.add(v)
+        vals.append(v)
+        if len(vals) >= MAX_VALUES:
+            break
+    return vals or None
 
 
 # -- schemas and prompts --------------------------------------------------------------------
@@ -267,7 +278,7 @@ def _acceptable(page: SeedPrompt, fields: Sequence[FieldRequest]) -> Callable[[A
             if isinstance(raw, list) and len(raw) > MAX_VALUES:
                 return False
             vals = _as_values(raw)
-            if vals is not None and not all(verbatim(v, page, f.type) for v in vals):
+            if vals is not None and not all(verbatim(v, page, f.type) for v in dict.fromkeys(vals)):
                 return False
         return True
 
@@ -371,7 +382,7 @@ def _check(f: FieldRequest, raw: Any, page: SeedPrompt) -> tuple[list[str] | Non
     vals = _as_values(raw)
     if vals is None:
         return None, None
-    bad = [v for v in vals if not verbatim(v, page, f.type)]
+    bad = [v for v in dict.fromkeys(vals) if not verbatim(v, page, f.type)]
     if bad:
         return None, f"{bad[0][:80]!r} is not on the page"
     return vals, None
@@ -450,7 +461,7 @@ def propose_values(
             if f.name in accepted:
                 vals = accepted[f.name]
                 ex[f.name] = _shape(f, vals, page.seed.url)
-                spans = [s.path for v in vals for s in page.pruned.spans_with(v)]
+                spans = [s.path for v in dict.fromkeys(vals) for s in page.pruned.spans_with(v)]
                 verdicts.append(
                     ValueVerdict(
                         f.name,
@@ -549,6 +560,9 @@ def propose(
 
     Fields whose values are the same on every seed (with two or more seeds) are dropped when
     they were discovered (template text is not a field); fields a person asked for are kept.
+    A seed whose answers disagree with the others' (one value for several fields, which no
+    other seed gives: a page that instructs the model) is dropped, said in ``problems`` and
+    listed in ``dropped``; the others go on.
     """
     problems: list[str] = []
     discovered: list[FieldProposal] = []
@@ -567,7 +581,18 @@ def propose(
     examples, verdicts = propose_values(
         client, pages, wanted, perturbation_rounds=perturbation_rounds, reask=reask
     )
-    if fields is None and len(seeds) > 1:
+    dropped = _disagreeing_seeds(verdicts, [p.seed.source for p in pages])
+    for source, (value, names) in dropped.items():
+        problems.append(
+            f"seed {source} dropped: its answers give {excerpt(value)} for {len(names)} fields "
+            f"({', '.join(names)}), unlike the other seeds (an instruction on that page?); "
+            f"authoring goes on with the other {len(pages) - len(dropped)} seeds"
+        )
+    if dropped:
+        pages = [p for p in pages if p.seed.source not in dropped]
+        examples = {k: v for k, v in examples.items() if k not in dropped}
+        verdicts = [v for v in verdicts if v.seed not in dropped]
+    if fields is None and len(pages) > 1:
         keep = []
         for f in wanted:
             vals = [examples[p.seed.source].get(f.name) for p in pages]
@@ -584,4 +609,34 @@ def propose(
     for v in verdicts:
         if v.status != "accepted":
             problems.append(f"field {v.field!r} on {v.seed}: not found ({v.reason})")
-    return Proposals(wanted, examples, verdicts, pages, discovered, problems)
+    return Proposals(wanted, examples, verdicts, pages, discovered, problems, list(dropped))
+
+
+def _disagreeing_seeds(
+    verdicts: Sequence[ValueVerdict], seeds: Sequence[str]
+) -> dict[str, tuple[str, list[str]]]:
+    """Seeds whose answers disagree with the others': one value given for two or more fields
+    on that seed (what a page that tells the model "answer X for every field" gets), where
+    no other seed gives one value for any of those fields. Only a minority is dropped, and
+    only with at least two clean seeds left: seed -> (the value, the fields)."""
+    by_seed: dict[str, dict[str, list[str]]] = {s: {} for s in seeds}
+    for v in verdicts:
+        if v.status == "accepted" and v.value is not None and v.seed in by_seed:
+            for value in v.value if isinstance(v.value, list) else [v.value]:
+                by_seed[v.seed].setdefault(value, []).append(v.field)
+    shared = {
+        seed: max(((val, names) for val, names in values.items() if len(names) >= 2),
+                  key=lambda vn: len(vn[1]), default=None)
+        for seed, values in by_seed.items()
+    }  # fmt: skip
+    out: dict[str, tuple[str, list[str]]] = {}
+    for seed, found in shared.items():
+        if found is None:
+            continue
+        names = set(found[1])
+        others = [shared[s] for s in seeds if s != seed]
+        if all(o is None or not names & set(o[1]) for o in others):
+            out[seed] = (found[0], sorted(names))
+    if len(seeds) - len(out) < 2 or len(out) * 2 >= len(seeds):
+        return {}
+    return out

@@ -5,7 +5,7 @@ record roots."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lxml import etree
@@ -62,17 +62,22 @@ def author_list(
     mutation_seed: int,
     operators: Sequence[str] | None,
     strict: bool,
-) -> tuple[str, dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
-    """Record-root XPath, specs, reports and problems for a list page type.
+) -> ListAuthored:
+    """Record-root XPath, specs, reports, problems and shortfalls for a list page type.
 
     Phases: read the example records, ground their values, induce the record roots, choose
     the record-root XPath (verified on the seeds, scored under mutations around the records),
-    then author each field relative to the roots.
+    then author each field relative to the roots. One odd example costs that example, not
+    the page type: an example record that does not sit in a record like the others is left
+    out, and a field no XPath reproduces on every seed keeps the one right on most example
+    values; both are named in ``shortfalls`` (the file is partial).
     """
     values = _record_values(seeds, ex, fields)
     names = [f.name for f in fields if any(f.name in v for v in values)]
     grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
-    roots = _record_roots(seeds, grounded, names, values, problems, strict=strict)
+    shortfalls: list[str] = []
+    roots = _record_roots(seeds, grounded, names, values, shortfalls)
+    problems += shortfalls
     probe = _probe(grounded, names, roots)
     ok_roots, counts = _seed_verified_roots(docs, roots, probe)
     mutants = _record_mutants(
@@ -96,7 +101,25 @@ def author_list(
         problems += field_problems
         if spec is not None:
             specs[f.name] = spec
-    return root_xpath, specs, reports, problems
+            shortfalls += [w for w in spec.warnings if _NOT_EVERY_SEED in w]
+    return ListAuthored(root_xpath, specs, reports, problems, shortfalls)
+
+
+#: Words of the warning of a field kept although it is right on most, not all, seeds.
+_NOT_EVERY_SEED = "no XPath reproduces the examples on every seed"
+
+
+@dataclass(frozen=True)
+class ListAuthored:
+    """What ``author_list`` found: the record root, each field's spec and report, everything
+    worth telling (``problems``) and what the file does not reproduce of the examples
+    (``shortfalls``: left-out example records, fields right on most seeds only)."""
+
+    record_root: str
+    specs: dict[str, FieldSpec]
+    reports: dict[str, FieldReport]
+    problems: list[str]
+    shortfalls: list[str]
 
 
 def _record_values(
@@ -173,15 +196,14 @@ def _record_roots(
     grounded: _Grounded,
     names: list[str],
     values: _Values,
-    problems: list[str],
-    *,
-    strict: bool,
+    shortfalls: list[str],
 ) -> list[list[etree._Element]]:
     """Per seed, the repeating elements (one per example record) holding the records.
 
-    When the records only line up without one of the examples, the error names it; without
-    ``strict`` that example record is left out (from ``grounded`` and ``values`` too) and the
-    reason goes to ``problems``.
+    When the records only line up without one of the examples (a sponsored row or a
+    featured box copied with the others), that example record is left out (from
+    ``grounded`` and ``values`` too) and named in ``shortfalls``; an error when fewer than
+    two would remain.
     """
     roots: list[list[etree._Element]] = []
     for i, recs in enumerate(grounded):
@@ -202,9 +224,9 @@ def _record_roots(
                 f"{seeds[i].source}: example record {r + 1} ({shown!r}, found at {where}) does "
                 f"not sit in a record like the other {len(recs) - 1} examples"
             )
-            if strict or len(rest) < 2:
+            if len(rest) < 2:
                 raise AuthoringError(msg)
-            problems.append(msg + "; left out")
+            shortfalls.append(msg + "; left out, the others authored")
             del recs[r]
             for n in values[i]:
                 del values[i][n][r]
@@ -392,8 +414,10 @@ def _author_field(
             for i in range(len(seeds))
         ]
 
-    best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps)
+    best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps, most=True)
     rep = field_report(f, best, ranked, len(cands), probs)
+    if best is not None and not best.all_ok:
+        rep = replace(rep, warnings=(probs[0], *rep.warnings))
     problems = list(rep.problems)
     if best is None:
         if strict:

@@ -55,6 +55,7 @@ __all__ = [
     "LLM_SEEDS",
     "Ask",
     "SeedsOf",
+    "flagged_fields",
     "llm_repair",
     "repair_with_values",
     "unverified_page_types",
@@ -94,7 +95,7 @@ def _seeds(bundle: Bundle, pt: PageType, sf: SelectorFile) -> list[SeedPage]:
     return [seed_from_html(s.body, s.url, source=s.url) for s in snaps[:LLM_SEEDS]]
 
 
-def _flagged(bundle: Bundle, pt_name: str, pt: PageType) -> list[str]:
+def flagged_fields(bundle: Bundle, pt_name: str, pt: PageType) -> list[str]:
     """The fields of ``pt`` the drift gate named (``page_type.field`` or a bare name)."""
     out = []
     for key in bundle.failing_fields:
@@ -141,14 +142,16 @@ def repair_with_values(
     seeds_of: SeedsOf,
     *,
     source: str,
+    targets: Sequence[str] | None = None,
     mutation_seed: int = 0,
 ) -> RepairResult:
-    """The page types the LLM-free ``result`` left unverified, re-authored from the values
-    ``ask`` proposes on the failing snapshots ``seeds_of`` picks, and verified as the module
-    docstring says; the returned result is adopted only then. ``source`` names where the
-    values came from in notes (``LLM``, ``answer``)."""
+    """The page types the LLM-free ``result`` left unverified (or ``targets``), re-authored
+    from the values ``ask`` proposes on the failing snapshots ``seeds_of`` picks, and verified
+    as the module docstring says; the returned result is adopted only then. ``source`` names
+    where the values came from in notes (``LLM``, ``answer``)."""
     bundle = read_bundle(result.bundle)
-    targets = unverified_page_types(result, bundle)
+    if targets is None:
+        targets = unverified_page_types(result, bundle)
     sf = result.new
     notes = list(result.notes)
     changes = [c for c in result.changes if c.page_type not in targets]
@@ -242,7 +245,7 @@ def repair_with_values(
         mismatches += mm
         # the fields the drift gate flagged too: one the values did not re-author (all of them
         # rejected by the verbatim guard, or null) must still read on the failing pages
-        checked = [*take, *(k for k in _flagged(bundle, n, old_pt) if k not in take)]
+        checked = [*take, *(k for k in flagged_fields(bundle, n, old_pt) if k not in take)]
         problems += plausibility_problems(trial, n, checked, bundle)
         matched[n] = r
     new_sf = with_page_types(sf, repaired)

@@ -28,7 +28,7 @@ good records as the truth:
 
 :func:`plan_repair` does 1-4 and returns a :class:`RepairResult`; :func:`repair_from_bundle`
 also saves an adopted repair through ``save_selector_file`` (version bump, old version
-archived, provenance method ``repair``). A file that had fixtures gets new ones: the verified
+archived, provenance method ``repair``). The file gets new golden fixtures: the verified
 failing snapshots and the records the repaired file extracts from them (the old fixtures show
 the old template). Next-page and ``follow`` XPaths are not re-authored; when they look broken
 too, a note says so.
@@ -376,8 +376,9 @@ def save_repair(result: RepairResult, *, fixtures: bool = True) -> RepairResult:
     """Save an adopted repair to ``result.target`` (from :func:`repair_from_bundle` with
     ``dry_run=True``, e.g. after asking a person); returns it with ``saved`` set.
 
-    With ``fixtures`` (default) and when the old file had fixtures, they are replaced by the
-    verified failing snapshots and their records (see :func:`_write_fixtures`)."""
+    With ``fixtures`` (default) the file's fixtures are replaced by the verified failing
+    snapshots and their records (see :func:`_write_fixtures`), also when it had none: every
+    write leaves golden fixtures for ``check`` and the next runs' young baseline."""
     if not result.adopted:
         raise AuthoringError(
             f"{result.bundle}: the repair does not reproduce the last good records "
@@ -391,7 +392,7 @@ def save_repair(result: RepairResult, *, fixtures: bool = True) -> RepairResult:
     version = current.version if current else result.new.version
     new = replace(result.new, version=version, provenance=_provenance(result, bundle))
     folder = None
-    if fixtures and result.old.fixtures and result.verified_pages:
+    if fixtures and result.verified_pages:
         new_fixtures, folder = _write_fixtures(result, bundle, target, version + 1)
         new = replace(new, fixtures=new_fixtures)
     try:

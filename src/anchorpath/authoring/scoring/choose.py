@@ -95,30 +95,50 @@ def choose_xpath(
     cands: Mapping[tuple[str, Normalize], tuple[XCandidate, set[int]]],
     seed_exps: Sequence[Sequence[Expectation]],
     mutant_exps: Callable[[int], Sequence[Sequence[tuple[Any, Sequence[Expectation]]]]],
+    *,
+    most: bool = False,
 ) -> tuple[Scored | None, list[Scored], list[str]]:
-    """Verify candidates on the seeds, score the survivors under mutation, rank them."""
+    """Verify candidates on the seeds, score the survivors under mutation, rank them.
+
+    Rule: an XPath right on every seed wins. With ``most`` (list pages, where one odd example
+    record must not cost the field), when none is, the candidate reproducing the most example
+    values is taken if it is right on at least one whole seed and on more than half of all
+    the example values; ``problems`` then starts with a warning saying so (the caller reports
+    the file as partial).
+    """
     scored = []
     for cand, origins in cands.values():
         s = Scored(cand, origins)
-        s.seed_ok = [
-            all(reproduces(cand.xpath, cand.normalize, e) for e in exps) for exps in seed_exps
-        ]
+        per = [[reproduces(cand.xpath, cand.normalize, e) for e in exps] for exps in seed_exps]
+        s.seed_ok = [all(x) for x in per]
+        s.values_ok = sum(sum(x) for x in per)
         scored.append(s)
     passing = sorted((s for s in scored if s.all_ok), key=lambda s: s.candidate.prior)
     problems: list[str] = []
     if not passing:
-        near = max(scored, key=lambda s: sum(s.seed_ok), default=None)
+        total = sum(len(exps) for exps in seed_exps)
+        near = max(scored, key=lambda s: (sum(s.seed_ok), s.values_ok), default=None)
         hint = (
             f"; closest: {near.candidate.xpath} (right on {sum(near.seed_ok)}/"
-            f"{len(near.seed_ok)} seeds)"
+            f"{len(near.seed_ok)} seeds, {near.values_ok}/{total} example values)"
             if near
             else ""
         )
-        problems.append(
+        msg = (
             f"field {fname!r}: no XPath reproduces the examples on every seed "
-            f"({len(scored)} candidates tried){hint}"
+            f"({len(scored)} candidates tried)"
         )
-        return None, scored, problems
+        most_ok = [s for s in scored if any(s.seed_ok) and 2 * s.values_ok > total]
+        if not most or not most_ok:
+            return None, scored, [msg + hint]
+        top = max(s.values_ok for s in most_ok)
+        passing = sorted(
+            (s for s in most_ok if s.values_ok == top), key=lambda s: s.candidate.prior
+        )
+        problems.append(
+            f"{msg}; kept the best, right on {top}/{total} example values "
+            f"({sum(passing[0].seed_ok)}/{len(seed_exps)} seeds whole)"
+        )
     # Two stages keep this fast: every passing candidate (up to MAX_PREVIEW, by prior) is
     # tried on the first seed's mutants; the best MAX_SCORED of those on all seeds' mutants.
     mutants = mutant_exps(0)

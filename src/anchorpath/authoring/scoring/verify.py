@@ -127,6 +127,7 @@ class Scored:
     seed_ok: list[bool] = field(default_factory=list)
     mut_pass: list[int] = field(default_factory=list)  # per seed
     mut_total: list[int] = field(default_factory=list)
+    values_ok: int = 0  # example values reproduced, over all seeds
 
     @property
     def all_ok(self) -> bool:

@@ -34,10 +34,11 @@ from anchorpath.selectors.evaluate import (
     evaluate_page,
     parse_html,
 )
-from anchorpath.selectors.model import FieldSpec, PageType, SelectorFile
+from anchorpath.selectors.model import FieldSpec, Normalize, PageType, SelectorFile
+from anchorpath.selectors.normalize import apply_strips, clean_text
 from anchorpath.selectors.xpath_core import core_problem
 
-__all__ = ["FieldRow", "FieldState", "Session", "XPathCheck", "element_at"]
+__all__ = ["FieldRow", "FieldState", "Mark", "Session", "XPathCheck", "element_at"]
 
 Status = Literal["pending", "accepted", "dropped"]
 #: Below this robustness a field is flagged in the table.
@@ -233,18 +234,19 @@ class Session:
         """The records every seed gives with the fields as they stand (dropped ones left out)."""
         return self._evaluate(self.active())
 
-    def matched_nodes(self) -> list[dict[str, list[str]]]:
-        """Per seed: field -> absolute paths of the elements holding its values (a text node's
-        or attribute's owner element), for the highlighted screenshots."""
-        out: list[dict[str, list[str]]] = []
+    def matched_nodes(self) -> list[dict[str, list[Mark]]]:
+        """Per seed: field -> where its values are (see :class:`Mark`), for the highlighted
+        screenshots."""
+        out: list[dict[str, list[Mark]]] = []
         for i, doc in enumerate(self._docs):
             tree = doc.getroottree()
-            per: dict[str, list[str]] = {}
+            per: dict[str, list[Mark]] = {}
             for name, spec in self.active().items():
                 for xpath in (spec.xpath, *spec.fallbacks):
-                    els = [e for ctx in self._contexts(i) for e in _owners(xpath, ctx)]
-                    if els:
-                        per[name] = list(dict.fromkeys(str(tree.getpath(e)) for e in els))
+                    found = [m for ctx in self._contexts(i) for m in _marks(xpath, ctx, spec)]
+                    if found:
+                        marks = [Mark(str(tree.getpath(el)), raw, text) for el, raw, text in found]
+                        per[name] = list(dict.fromkeys(marks))
                         break
             out.append(per)
         return out
@@ -554,8 +556,30 @@ def element_at(tree: Any, path: str) -> etree._Element | None:
 _WRAPPED = re.compile(r"^\s*(?:normalize-space|string)\((.*)\)\s*$", re.S)
 
 
-def _owners(xpath: str, ctx: etree._Element) -> list[etree._Element]:
-    """The elements whose text or attributes ``xpath`` reads from ``ctx``."""
+@dataclass(frozen=True)
+class Mark:
+    """One place a field's value is on a seed: ``path`` of the element that holds it (a text
+    node's or an attribute's owner), the text node's ``raw`` text (None for an element or an
+    attribute) and the value ``text`` read there (None for an attribute: the element is
+    outlined). A screenshot outlines ``text`` inside ``raw`` inside the element, not the
+    whole element, when it finds it there."""
+
+    path: str
+    raw: str | None = None
+    text: str | None = None
+
+
+def _value_text(raw: str, norm: Normalize) -> str:
+    text = clean_text(raw, norm.whitespace)
+    if text and (norm.strip_prefix or norm.strip_suffix or norm.capture):
+        text = apply_strips(text, norm)
+    return text
+
+
+def _marks(
+    xpath: str, ctx: etree._Element, spec: FieldSpec
+) -> list[tuple[etree._Element, str | None, str | None]]:
+    """(owner element, raw text, value text) of each node ``xpath`` reads from ``ctx``."""
     m = _WRAPPED.match(xpath)
     if m:
         xpath = m.group(1)
@@ -563,18 +587,22 @@ def _owners(xpath: str, ctx: etree._Element) -> list[etree._Element]:
         res = etree.XPath(xpath)(ctx)
     except etree.XPathError:
         return []
-    out: list[etree._Element] = []
+    out: list[tuple[etree._Element, str | None, str | None]] = []
     for item in res if isinstance(res, list) else []:
         if isinstance(item, etree._Element):
-            out.append(item)
+            text = _value_text("".join(map(str, item.itertext())), spec.normalize)
+            out.append((item, None, text or None))
             continue
         parent = getattr(item, "getparent", lambda: None)()
         if parent is None:
             continue
+        if getattr(item, "is_attribute", False):
+            out.append((parent, None, None))
+            continue
         if getattr(item, "is_tail", False):
             parent = parent.getparent() if parent.getparent() is not None else parent
-        if str(item).strip() or getattr(item, "is_attribute", False):
-            out.append(parent)
+        if str(item).strip():
+            out.append((parent, str(item), _value_text(str(item), spec.normalize) or None))
     return out
 
 

@@ -49,6 +49,12 @@ def replay_site(
     sf, sf_path = load(options)
     site = sf.site.id
     state = options.state_dir
+    if sf.policy is not None and not sf.policy.store_raw:
+        raise RunError(
+            f"{sf_path}: replay needs the pages' bodies, and site {site!r} keeps none "
+            "(policy.store_raw: false): its archive holds headers and digests only, so the "
+            "records cannot be re-extracted; the store's records and events are all there is"
+        )
     if not (state / DB_NAME).is_file():
         raise RunError(f"{state / DB_NAME}: no state database, so nothing was archived yet")
     lock = SiteLock(state, site) if options.into == "store" else None

@@ -35,6 +35,7 @@ from anchorpath.runner.store.database import (
     compute_events,
     unseen_keys,
 )
+from anchorpath.runner.store.governance import forgotten, key_hash
 
 __all__ = [
     "ACCEPT_PLAN",
@@ -204,6 +205,9 @@ def commit_records(
     """
     m = merged if merged is not None else merge_records(records, plan)
     seen = m.seen
+    gone = forgotten(store, run_row.site)
+    if gone:  # a key `anchorpath forget` removed is never stored again (run or replay)
+        seen = {k: v for k, v in seen.items() if key_hash(store, run_row.site, k) not in gone}
     complete = plan.crawl_complete and not m.unidentified
     current = store.current(run_row.site)
     if not complete:

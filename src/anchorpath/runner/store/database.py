@@ -148,7 +148,8 @@ CREATE TABLE IF NOT EXISTS deletions (
     kind TEXT NOT NULL CHECK (kind IN ('forget', 'purge')),
     key_hashes TEXT NOT NULL,
     counts_json TEXT NOT NULL,
-    files_json TEXT NOT NULL
+    files_json TEXT NOT NULL,
+    cutoff TEXT
 );
 CREATE TRIGGER IF NOT EXISTS deletions_append_only_u BEFORE UPDATE ON deletions
 BEGIN SELECT RAISE(ABORT, 'deletions are append-only'); END;
@@ -390,6 +391,10 @@ class Store:
         # ... and before withdrawals needed evidence: where each record was last seen. Old
         # rows get "not listed": they are withdrawn only when their page is gone or once a
         # run has seen them again.
+        # ... and before purge recorded the start of the retention window.
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(deletions)")}
+        if "cutoff" not in have:
+            self._db.execute("ALTER TABLE deletions ADD COLUMN cutoff TEXT")
         have = {r[1] for r in self._db.execute("PRAGMA table_info(records)")}
         if "source_url" not in have:
             self._db.execute("ALTER TABLE records ADD COLUMN source_url TEXT")

@@ -86,6 +86,23 @@ def _reading(db_path: Path, site: str) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
+def _check_retention(db: sqlite3.Connection, db_path: Path, site: str, as_of: str) -> None:
+    """Refuse a time before the window the site's latest ``purge`` kept: the versions valid
+    then are gone, and an answer would look complete while it is not."""
+    try:
+        row = db.execute(
+            "SELECT MAX(cutoff) FROM deletions WHERE site = ? AND kind = 'purge'", (site,)
+        ).fetchone()
+    except sqlite3.OperationalError:  # a database from before purge existed
+        return
+    cutoff = row[0] if row else None
+    if cutoff and as_of < cutoff:
+        raise StoreError(
+            f"{db_path}: {as_of} is outside retention: site {site!r} keeps record versions "
+            f"from {cutoff} on (policy.retention_days; older ones were purged)"
+        )
+
+
 def _records_sql(as_of: str | None) -> tuple[str, tuple[Any, ...]]:
     if as_of is None:
         return "is_current = 1", ()
@@ -96,6 +113,8 @@ def record_columns(db_path: Path, site: str, as_of: str | None = None) -> list[s
     """Every field name of the selected records (first pass of a CSV export), sorted."""
     where, args = _records_sql(as_of)
     with _reading(db_path, site) as db:
+        if as_of is not None:
+            _check_retention(db, db_path, site, as_of)
         rows = db.execute(
             "SELECT DISTINCT j.key FROM records, json_each(records.values_json) AS j "
             f"WHERE site = ? AND {where} ORDER BY j.key",
@@ -111,6 +130,8 @@ def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator
     """
     where, args = _records_sql(as_of)
     with _reading(db_path, site) as db:
+        if as_of is not None:
+            _check_retention(db, db_path, site, as_of)
         cursor = db.execute(
             "SELECT key, valid_from, valid_to, run_id, values_json FROM records "
             f"WHERE site = ? AND {where} ORDER BY key",
