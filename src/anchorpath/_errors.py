@@ -23,7 +23,7 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
     │   ├── WorkerFailed                a task failed twice on executor workers
-    │   └── SiteStopped                 the site is stopped until `anchorpath resume`
+    │   └── SiteStopped                 the site is stopped until ``anchorpath resume``
     ├── BundleError                 a drift bundle cannot be written or read
     ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file

@@ -74,19 +74,12 @@ def read_capped(path: str | os.PathLike[str], limit: int, *, regular: bool = Fal
     return data
 
 
-def _too_deep(value: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if depth > limit:
+def _too_deep(value: Any, budget: int) -> bool:
+    """Whether ``value`` nests containers deeper than ``budget`` levels below it (recursion
+    at most ``budget`` deep; about as long as parsing the text took)."""
+    for child in value.values() if isinstance(value, dict) else value:
+        if isinstance(child, dict | list) and (budget < 1 or _too_deep(child, budget - 1)):
             return True
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return False
 
 
@@ -97,7 +90,7 @@ def loads_json(data: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         value = json.loads(data)
     except RecursionError:
         raise JSONTooDeep(max_depth) from None
-    if _too_deep(value, max_depth):
+    if isinstance(value, dict | list) and _too_deep(value, max_depth - 1):
         raise JSONTooDeep(max_depth)
     return value
 

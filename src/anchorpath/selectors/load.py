@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError
 from lxml import etree
 
 from anchorpath._errors import SelectorFileError, SelectorValidationError
-from anchorpath._text import quote_name
+from anchorpath._text import did_you_mean, quote_name
 from anchorpath._untrusted import (
     MAX_JSON_DEPTH,
     MAX_SELECTOR_FILE_BYTES,
@@ -150,6 +150,15 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
         for fname, spec in fields.items():
             if not isinstance(spec, dict):
                 continue
+            if ("xpath" in spec) == ("pointer" in spec):
+                problems.append(
+                    f"{where}:{base}/fields/{fname}: give exactly one of xpath and pointer"
+                )
+            if "pointer" in spec and pt.get("format") != "json":
+                problems.append(
+                    f"{where}:{base}/fields/{fname}/pointer: a JSON pointer needs the page "
+                    'type\'s "format": "json"'
+                )
             check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
             for i, xp in enumerate(spec.get("fallbacks", []) or []):
                 check(
@@ -295,16 +304,24 @@ def list_versions(path: PathLike) -> list[int]:
     return sorted(versions)
 
 
-def load_selector_file(path: PathLike, *, version: int | None = None) -> SelectorFile:
-    """Load and validate a selector file (optionally an archived earlier ``version``)."""
+def load_selector_file(
+    path: PathLike, *, version: int | None = None, check_files: bool = False
+) -> SelectorFile:
+    """Load and validate a selector file (optionally an archived earlier ``version``).
+
+    The paths it names are always checked on their text (inside ``fixtures/``, no ``..``,
+    not absolute); with ``check_files`` (``validate``, ``check``, ``diff``: the commands that
+    read them) also on disk, symlinks resolved. Whatever reads one goes through
+    :func:`fixture_path`, which checks on disk again."""
     p = Path(path)
-    sf = parse_selector_data(_read_json(p), str(p), base=p.parent)
+    base = p.parent if check_files else None
+    sf = parse_selector_data(_read_json(p), str(p), base=base)
     if version is None or version == sf.version:
         return sf
     old = history_dir(p, sf.site.id) / f"v{version}.json"
     if not old.is_file():
         raise SelectorFileError(f"{p}: version {version} not found (looked in {old})")
-    return parse_selector_data(_read_json(old), str(old), base=p.parent)
+    return parse_selector_data(_read_json(old), str(old), base=base)
 
 
 def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
@@ -314,7 +331,10 @@ def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
     else:
         p = Path(selectors_dir) / f"{site}.json"
     if not p.is_file():
-        raise SelectorFileError(f"{p}: no selector file for site {site!r}")
+        known = sorted(q.stem for q in p.parent.glob("*.json")) if p.parent.is_dir() else []
+        raise SelectorFileError(
+            f"{p}: no selector file for site {site!r}" + did_you_mean([p.stem], known)
+        )
     return p
 
 

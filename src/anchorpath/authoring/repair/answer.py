@@ -21,21 +21,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from anchorpath._errors import AuthoringError
-from anchorpath.authoring.repair.llm import (
-    flagged_fields,
-    repair_with_values,
-    unverified_page_types,
-)
+from anchorpath.authoring.repair.llm import repair_with_values
 from anchorpath.authoring.repair.result import RepairResult
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage, seed_from_html
-from anchorpath.bundle import Bundle, read_bundle
+from anchorpath.bundle import Bundle
 from anchorpath.selectors.model import PageType, SelectorFile
 
 if TYPE_CHECKING:
@@ -197,21 +193,4 @@ def answer_repair(
             if s.url in answer.pages and rx.search(s.url)
         ]
 
-    # The page types left unverified that the answer covers, or whose fields the drift gate
-    # flagged (prompt.md asked for those: an answer without them cannot repair them); the
-    # others were not asked about and are left as they are.
-    bundle = read_bundle(result.bundle)
-    answered = {pt.name for u in answer.pages if (pt := bundle.selector.page_type_for(u))}
-    targets: list[str] = []
-    left: list[str] = []
-    for n in unverified_page_types(result, bundle):
-        pt = result.old.page_types[n]
-        (targets if n in answered or flagged_fields(bundle, n, pt) else left).append(n)
-    out = repair_with_values(
-        result, ask, seeds_of, source="answer", targets=targets, mutation_seed=mutation_seed
-    )
-    notes = [
-        f"page type {n!r}: not in the answer and not flagged by the drift gate; left as it is"
-        for n in left
-    ]
-    return replace(out, notes=(*out.notes, *notes))
+    return repair_with_values(result, ask, seeds_of, source="answer", mutation_seed=mutation_seed)

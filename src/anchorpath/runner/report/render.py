@@ -283,10 +283,18 @@ def render_html(report: RunReport, *, base: Path | None = None) -> str:
         *header_html(report.policy),
         f'<p class="verdict {html.escape(verdict)}">Verdict: {html.escape(verdict)}</p>',
     ]
-    rows = [*report.meta(), *report.counts.to_dict().items()]
-    out.append("<table>")
-    out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in rows]
-    out.append("</table>")
+    meta = report.meta()
+    if meta:
+        out.append("<table>")
+        out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in meta]
+        out.append("</table>")
+    counts = report.counts.to_dict()
+    # One row of counts across the page: the events below stay above the fold.
+    out.append('<table class="counts"><tr>')
+    out += [f"<th>{_h(k)}</th>" for k in counts]
+    out.append("</tr><tr>")
+    out += [f"<td class=n>{_h(v)}</td>" for v in counts.values()]
+    out.append("</tr></table>")
     events = report.events
     out.append(f"<h2>Events ({len(events)})</h2>")
     if events:
