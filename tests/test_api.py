@@ -123,8 +123,9 @@ def test_run_refuses_a_bad_url_and_an_unknown_setting(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_run_reports_progress_and_returns_the_run_result(tmp_path: Path) -> None:
     from anchorpath.demo import DemoServer
+    from anchorpath.runner.progress import PageRead, ProgressEvent, RunStarted
 
-    seen: list[tuple[str, dict[str, object]]] = []
+    seen: list[ProgressEvent] = []
     with DemoServer(day=1) as srv:
         result = anchorpath.run(
             SELECTOR,
@@ -135,12 +136,12 @@ def test_run_reports_progress_and_returns_the_run_result(tmp_path: Path) -> None
                 "fetch.min_delay": 0.0,
                 "fetch.contact": "tests@anchorpath.invalid",
             },
-            progress=lambda kind, data: seen.append((kind, dict(data))),
+            progress=seen.append,
         )
     assert isinstance(result, anchorpath.RunResult) and result.verdict == "ok"
-    pages = [data for kind, data in seen if kind == "page"]
-    assert seen[0][0] == "start" and len(pages) == result.pages
-    assert pages[-1]["records"] == result.records
+    pages = [e for e in seen if isinstance(e, PageRead)]
+    assert isinstance(seen[0], RunStarted) and pages and pages[-1].done == result.pages
+    assert pages[-1].records == result.records
 
 
 def test_records_fails_at_the_call_not_at_the_first_row(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from anchorpath.selectors.page_url import is_http_url
 if TYPE_CHECKING:
     import pandas
 
+    from anchorpath.runner.progress import Progress
     from anchorpath.runner.run_types import RunResult
 
 __all__ = ["RecordRows", "extract", "load", "records", "run"]
@@ -77,15 +78,16 @@ def run(
     urls: Sequence[str] = (),
     full: bool = False,
     resume: bool = False,
-    progress: Callable[[str, Mapping[str, Any]], None] | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
     """One daily run of ``site`` (a site id or a selector file path), as ``anchorpath run``:
     settings are defaults < ``config`` (or ``ANCHORPATH_CONFIG`` / ``./anchorpath.toml``) <
     environment < ``overrides`` (``{"fetch.min_delay": 3.0}``: ``section.field`` keys, an
     unknown one is a ConfigError); ``selectors``/``state`` default to ``paths.selectors_dir`` /
     ``paths.state_dir``; ``base_url``, ``urls``, ``full`` and ``resume`` are the flags of
-    ``anchorpath run``. ``progress(kind, data)`` is called as the run goes (``start``, ``page``
-    with ``url``/``done``/``queued``/``records``, ``fetch``, ``phase``, ``note``): a task's log.
+    ``anchorpath run``. ``progress(event)`` is called as the run goes, with the typed events of
+    :mod:`anchorpath.runner.progress` (``RunStarted``, ``PageRead`` with ``url``/``done``/
+    ``queued``/``records``, ``Waited``, ``Phase``, ``Note``): a task's log.
 
     A run that starts returns its result (``verdict``, ``exit_code``, ``events``, ...) whatever
     its verdict; a run that cannot start (unknown site, invalid file, lock held) raises.
