@@ -71,7 +71,7 @@ from anchorpath._errors import (
     RunError,
     SelectorEvaluationError,
 )
-from anchorpath.fetch.protocol import FetcherFactory
+from anchorpath.fetch.protocol import Fetcher, FetcherFactory
 from anchorpath.fetch.robots import product_token
 from anchorpath.fetch.warc import strip_bodies
 from anchorpath.runner.archive import last_archived
@@ -85,13 +85,14 @@ from anchorpath.runner.checkpoint import (
     remove_checkpoint,
     save_checkpoint,
 )
-from anchorpath.runner.crawl.frontier import CrawlState, Frontier
+from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.runner.crawl.pages import (
     PageReader,
     default_fetcher,
     site_config,
     unreachable,
 )
+from anchorpath.runner.crawl.sources import MAX_URLS, read_source, unchanged_since
 from anchorpath.runner.crawl.urls import rewrite_origin
 from anchorpath.runner.decide import Decision, Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import (
@@ -139,6 +140,7 @@ from anchorpath.runner.store.commit import (
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, RunRow, Store
+from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
@@ -163,6 +165,9 @@ class CrawlJob:
     fresh: Checkpoint | None = None
     #: the terms page's text hash the last run saw: a different one stops before the crawl
     terms_before: str | None = None
+    #: when the last committed run started: sitemap pages whose lastmod is not later are
+    #: not fetched (None: fetch them all, ``--full`` or no earlier run)
+    since: str | None = None
 
 
 @dataclass
@@ -286,6 +291,34 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             if item is None:
                 break
             _check_lease(job)
+            if item.via in ("sitemap", "feed"):
+                reader.fetcher = reader.fetcher or reader.make_fetcher()
+                try:
+                    found = read_url_source(
+                        reader.fetcher, item, job.since, config.max_decompressed_bytes
+                    )
+                except (FetchError, ExtractionError) as exc:
+                    fetch_errors.append(f"{item.url}: {exc}")
+                    if isinstance(exc, OriginBlocked):
+                        seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
+                        blocked = f"{type(exc).__name__}: {exc}"
+                        break
+                    found = None
+                if found is not None:
+                    for nested in found.sitemaps:
+                        frontier.queue_source(state, nested, "sitemap", item.depth + 1)
+                    if found.unchanged:
+                        state.capped.append(
+                            f"{item.url}: {found.unchanged} page(s) unchanged since the last "
+                            "run (lastmod), not fetched"
+                        )
+                    if found.capped:
+                        state.capped.append(f"{item.url}: more than {MAX_URLS} URLs")
+                frontier.finish(state, item, links=found.pages if found is not None else ())
+                cp.crawl = state.to_dict()
+                cp.errors = fetch_errors
+                save_checkpoint(run_dir, cp)
+                continue
             try:
                 page = reader.read(item, archive, cp)
             except (OriginBlocked, RobotsDisallowed) as exc:
@@ -348,6 +381,27 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks, policy=seen)
 
 
+@dataclass(frozen=True)
+class _Found:
+    """The pages a sitemap or feed led to (those unchanged since ``since`` left out)."""
+
+    pages: list[str]
+    sitemaps: list[str]
+    unchanged: int
+    capped: bool
+
+
+def read_url_source(fetcher: Fetcher, item: CrawlItem, since: str | None, cap: int) -> _Found:
+    """Fetch a sitemap or feed (politely, archived) and list what it leads to; pages whose
+    sitemap ``lastmod`` is not after ``since`` are left out (counted)."""
+    res = fetcher.fetch(item.url, conditional=False)
+    links = read_source(res.body, item.via, max_bytes=cap)
+    pages = [
+        u for u, lastmod in links.pages if item.via == "feed" or not unchanged_since(lastmod, since)
+    ]
+    return _Found(pages, links.sitemaps, len(links.pages) - len(pages), links.capped)
+
+
 def _check_lease(job: CrawlJob) -> None:
     """Raise RunError when the site's lock no longer names the process that sent ``job``."""
     sid = job.sf.site.id
@@ -401,11 +455,17 @@ class _Run:
         )
         run_dir = runs_dir(options, sf.site.id) / cp.run_id
         terms = previous(self.store, sf.site.id).terms if self._terms_url() else None
+        since = None
+        if sf.fetch.sitemaps and not options.full:
+            last = self.store.runs(sf.site.id, verdicts=COMMITTED, limit=1, stats=False)
+            since = last[0].started_at if last else None
         if not resumed:
-            return CrawlJob(options, sf, run_dir, resumed, lease, fresh=cp, terms_before=terms)
+            return CrawlJob(
+                options, sf, run_dir, resumed, lease, fresh=cp, terms_before=terms, since=since
+            )
         run_dir.mkdir(parents=True, exist_ok=True)
         save_checkpoint(run_dir, cp)
-        return CrawlJob(options, sf, run_dir, resumed, lease, terms_before=terms)
+        return CrawlJob(options, sf, run_dir, resumed, lease, terms_before=terms, since=since)
 
     def _terms_url(self) -> str | None:
         return self.sf.policy.terms_url if self.sf.policy is not None else None

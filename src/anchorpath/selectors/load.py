@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError
 from lxml import etree
 
 from anchorpath._errors import SelectorFileError, SelectorValidationError
-from anchorpath._text import EXCERPT_CHARS, excerpt, quote_name
+from anchorpath._text import EXCERPT_CHARS, did_you_mean, excerpt, quote_name
 from anchorpath._untrusted import (
     MAX_JSON_DEPTH,
     MAX_SELECTOR_FILE_BYTES,
@@ -160,6 +160,15 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
         for fname, spec in fields.items():
             if not isinstance(spec, dict):
                 continue
+            if ("xpath" in spec) == ("pointer" in spec):
+                problems.append(
+                    f"{where}:{base}/fields/{fname}: give exactly one of xpath and pointer"
+                )
+            if "pointer" in spec and pt.get("format") != "json":
+                problems.append(
+                    f"{where}:{base}/fields/{fname}/pointer: a JSON pointer needs the page "
+                    'type\'s "format": "json"'
+                )
             check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
             for i, xp in enumerate(spec.get("fallbacks", []) or []):
                 check(
@@ -353,7 +362,10 @@ def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
     else:
         p = Path(selectors_dir) / f"{site}.json"
     if not p.is_file():
-        raise SelectorFileError(f"{p}: no selector file for site {site!r}")
+        known = sorted(q.stem for q in p.parent.glob("*.json")) if p.parent.is_dir() else []
+        raise SelectorFileError(
+            f"{p}: no selector file for site {site!r}" + did_you_mean([p.stem], known)
+        )
     return p
 
 
