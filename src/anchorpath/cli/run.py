@@ -234,6 +234,16 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             "[yellow]incomplete crawl: only records whose page is gone (404/410) were marked "
             "withdrawn[/] " + (f"({_safe(result.errors[0])})" if result.errors else "")
         )
+    if result.rekeyed:
+        retired = result.complete and result.verdict in ("ok", "accepted")
+        console.print(
+            f"[yellow]key change: {result.rekeyed} record(s) stored under the selector file's "
+            + (
+                "earlier key were retired (withdrawn) by this complete run[/]"
+                if retired
+                else "earlier key stay current until the first complete run retires them[/]"
+            )
+        )
     if result.unseen:
         console.print(
             f"[dim]{result.unseen} stored record(s) not reached by this run: unseen, not "

@@ -171,6 +171,7 @@ def accept_run(
         invalid=len(emitted & set(plan.bad)),
         events=outcome.events,
         unseen=len(outcome.unseen),
+        rekeyed=len(outcome.rekeyed),
         duplicates=outcome.duplicates,
         reason=run.error,
         accepted_by=accepted.accepted_by,

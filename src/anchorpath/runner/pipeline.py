@@ -599,6 +599,7 @@ class Run:
             outcome = commit_records(self.store, run_row, cp.records, plan, page_rows(cp.pages))
             result.events, result.complete = outcome.events, outcome.complete
             result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
+            result.rekeyed = len(outcome.rekeyed)
         else:
             if verdict in ("drift", "blocked", "stopped"):
                 quarantine = write_quarantine(cp, result.run_dir, invalid)

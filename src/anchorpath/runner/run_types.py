@@ -82,6 +82,9 @@ class RunResult:
     events: list[Event] = field(default_factory=list)
     #: Stored records this run neither saw nor withdrew (no evidence either way).
     unseen: int = 0
+    #: Stored records under an earlier key (the selector file's key changed): retired by
+    #: this run if it was complete, else still current (see ``store.commit.rekeyed``).
+    rekeyed: int = 0
     #: Keys two different records carried in this run -> their pages (not stored this run).
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     #: Pages whose declared charset does not fit their bytes ("URL: what was found").
@@ -114,6 +117,7 @@ class RunResult:
             unseen=self.unseen,
             duplicate_keys=len(self.duplicates),
             replayed=self.replayed,
+            rekeyed=self.rekeyed,
         )
 
 

@@ -28,7 +28,8 @@ __all__ = ["Counts", "Duplicate", "RunReport"]
 class Counts:
     """How many pages, records and events a run had, and what it left aside: invalid
     records, stored records it did not reach (``unseen``), keys two different records carried
-    (``duplicate_keys``), pages read back from its own archive on resume (``replayed``)."""
+    (``duplicate_keys``), pages read back from its own archive on resume (``replayed``),
+    stored records under an earlier key (``rekeyed``: retired by a complete run)."""
 
     pages: int = 0
     records: int = 0
@@ -39,6 +40,7 @@ class Counts:
     unseen: int = 0
     duplicate_keys: int = 0
     replayed: int = 0
+    rekeyed: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return dict(self.__dict__)

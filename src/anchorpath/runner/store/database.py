@@ -276,6 +276,7 @@ def compute_events(
     complete: bool,
     gone: Iterable[str] = (),
     protected: Iterable[str] = (),
+    retire: Iterable[str] = (),
 ) -> list[Event]:
     """Events between the stored current records and this run's records (by key).
 
@@ -284,8 +285,10 @@ def compute_events(
     listing and this crawl was ``complete`` (so the listings no longer list it). Any other
     record the run did not see is merely unseen (:func:`unseen_keys`): a partial, blocked,
     drifted or ``--url`` crawl, or a crawl that never reaches it, says nothing about the site.
-    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn. Sorted by
-    kind, then key, so the database does not depend on crawl order.
+    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn; ``retire``
+    keys (stored under an earlier key, see :func:`~.commit.commit_records`) are, when the run
+    did not see them. Sorted by kind, then key, so the database does not depend on crawl
+    order.
     """
     events: list[Event] = []
     for key in sorted(seen):
@@ -301,10 +304,11 @@ def compute_events(
                 events.append(Event(key, "changed", diff))
     gone_at = {locator(u) for u in gone}
     keep = set(protected)
+    old_keys = set(retire)
     for key in sorted(set(current) - set(seen) - keep):
         old = current[key]
         page_gone = old.source_url is not None and locator(old.source_url) in gone_at
-        if page_gone or (complete and old.listed):
+        if page_gone or (complete and old.listed) or key in old_keys:
             events.append(Event(key, "withdrawn"))
     events.sort(key=lambda e: (_KIND_ORDER[e.kind], e.key))
     return events
