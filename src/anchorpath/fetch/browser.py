@@ -61,6 +61,7 @@ class RenderedPage:
     screenshot: bytes = b""  # full-page PNG, when the renderer was asked for screenshots
     seconds: float = 0.0  # navigation plus waiting for the content
     anchored: bool = False  # the wait_for anchor appeared in time
+    loaded: tuple[str, ...] = ()  # data requests (XHR/fetch) the page's scripts made
 
 
 class BrowserRenderer:
@@ -89,6 +90,7 @@ class BrowserRenderer:
         self._page: Any = None
         self._page_url = ""
         self._blocked = 0
+        self._loaded: list[str] = []
         self._scripts: dict[str, tuple[int, dict[str, str], bytes]] = {}
 
     def start(self) -> float:
@@ -181,6 +183,8 @@ class BrowserRenderer:
             self._blocked += 1
             route.abort()
             return
+        if request.resource_type in ("xhr", "fetch") and len(self._loaded) < 100:
+            self._loaded.append(request.url)
         if request.resource_type != "script" or request.method != "GET":
             route.continue_()
             return
@@ -205,6 +209,7 @@ class BrowserRenderer:
         page = self._page
         self._page_url = url
         self._blocked = 0
+        self._loaded = []
         try:
             try:
                 response = page.goto(
@@ -231,8 +236,11 @@ class BrowserRenderer:
                     shot = page.screenshot(full_page=True, type="png")
             seconds = time.perf_counter() - started
             blocked = self._blocked
+            loaded = tuple(dict.fromkeys(self._loaded))
             if response is None:
-                return RenderedPage(page.url, None, {}, b"", html, blocked, shot, seconds, anchored)
+                return RenderedPage(
+                    page.url, None, {}, b"", html, blocked, shot, seconds, anchored, loaded
+                )
             try:
                 main_body = response.body()
             except PlaywrightError:
@@ -248,6 +256,7 @@ class BrowserRenderer:
                 shot,
                 seconds,
                 anchored,
+                loaded,
             )
         except BaseException:
             # A tab in an unknown state is not reused.
