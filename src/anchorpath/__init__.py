@@ -32,6 +32,7 @@ from anchorpath._errors import (
     SelectorEvaluationError,
     SelectorFileError,
     SelectorValidationError,
+    SiteStopped,
     StoreError,
     UnsafeRequest,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "SelectorFile",
     "SelectorFileError",
     "SelectorValidationError",
+    "SiteStopped",
     "StoreError",
     "UnsafeRequest",
     "__version__",

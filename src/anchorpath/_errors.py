@@ -22,6 +22,7 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── ArchiveError                a WARC file cannot be written or read
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
+    │   └── SiteStopped                 the site is stopped until ``anchorpath resume``
     ├── BundleError                 a drift bundle cannot be written or read
     ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file
@@ -53,6 +54,7 @@ __all__ = [
     "SelectorEvaluationError",
     "SelectorFileError",
     "SelectorValidationError",
+    "SiteStopped",
     "StoreError",
     "UnsafeRequest",
 ]

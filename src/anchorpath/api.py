@@ -142,13 +142,19 @@ def records(
     *,
     as_of: str | dt.date | dt.datetime | None = None,
 ) -> RecordRows:
-    """The records of ``site`` (its id, or its selector file) in the state directory
-    ``state``: the current ones, or with ``as_of`` (an ISO 8601 text, a date or a date-time;
-    a naive time is UTC) the versions valid then. StoreError when nothing was stored."""
+    """The records of ``site`` (its id, its selector file or that file's path) in the state
+    directory ``state``: the current ones, or with ``as_of`` (an ISO 8601 text, a date or a
+    date-time; a naive time is UTC) the versions valid then. StoreError when nothing was
+    stored."""
     from anchorpath.runner.store.database import DB_NAME
     from anchorpath.runner.store.export import iter_records, parse_time
 
-    site_id = site.site.id if isinstance(site, SelectorFile) else site
+    if isinstance(site, SelectorFile):
+        site_id = site.site.id
+    elif site.endswith(".json") or os.sep in site:
+        site_id = load(site).site.id  # a selector file's path, as the CLI takes it
+    else:
+        site_id = site
     when = None
     if as_of is not None:
         when = parse_time(as_of if isinstance(as_of, str) else as_of.isoformat(), "as_of")

@@ -13,6 +13,7 @@ import anchorpath
 from anchorpath._errors import SelectorFileError, SelectorValidationError
 from anchorpath.selectors.load import (
     dump_selector_file,
+    find_selector_file,
     list_versions,
     load_selector_file,
     parse_selector_data,
@@ -205,3 +206,13 @@ def test_each_save_bumps_and_archives(tmp_path: Path) -> None:
     assert list_versions(p) == [1, 2, 3, 4]
     with pytest.raises(SelectorFileError, match="version 9 not found"):
         load_selector_file(p, version=9)
+
+
+def test_unknown_site_gets_a_did_you_mean(tmp_path: Path) -> None:
+    for name in ("mfds-dmf", "books"):
+        (tmp_path / f"{name}.json").write_text("{}", encoding="utf-8")
+    assert find_selector_file("books", tmp_path) == tmp_path / "books.json"
+    with pytest.raises(SelectorFileError, match=r"site 'mfds-dfm' \(did you mean 'mfds-dmf'\?\)"):
+        find_selector_file("mfds-dfm", tmp_path)
+    with pytest.raises(SelectorFileError, match=r"site 'zzz' \(known: books, mfds-dmf\)"):
+        find_selector_file("zzz", tmp_path)

@@ -69,6 +69,7 @@ def _style(verdict: str) -> str:
 
 _MAX_EVENT_ROWS = 25
 _MAX_NEW_ROWS = 8
+_NEW_FIELDS = 3  # values of a new record shown in its summary row
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -185,12 +186,18 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         news = [e for e in result.events if e.kind == "new"]
         shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
         for ev in shown:
-            what = "; ".join(
-                f"{name}: {_short(new)}"
-                if ev.kind == "new"
-                else f"{name}: {_short(old)} → {_short(new)}"
-                for name, (old, new) in ev.fields.items()
-            )
+            if ev.kind == "new":  # a glimpse of the record (its values are in the report)
+                items = list(ev.fields.items())
+                what = "; ".join(
+                    f"{name}: {_short(new, 24)}" for name, (_, new) in items[:_NEW_FIELDS]
+                )
+                if len(items) > _NEW_FIELDS:
+                    what += f"; +{len(items) - _NEW_FIELDS} more"
+            else:
+                what = "; ".join(
+                    f"{name}: {_short(old)} → {_short(new)}"
+                    for name, (old, new) in ev.fields.items()
+                )
             ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
         console.print(ev_table)
         hidden = len(result.events) - len(shown)

@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError
 from lxml import etree
 
 from anchorpath._errors import SelectorFileError, SelectorValidationError
-from anchorpath._text import quote_name
+from anchorpath._text import did_you_mean, quote_name
 from anchorpath._untrusted import (
     MAX_JSON_DEPTH,
     MAX_SELECTOR_FILE_BYTES,
@@ -331,7 +331,10 @@ def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
     else:
         p = Path(selectors_dir) / f"{site}.json"
     if not p.is_file():
-        raise SelectorFileError(f"{p}: no selector file for site {site!r}")
+        known = sorted(q.stem for q in p.parent.glob("*.json")) if p.parent.is_dir() else []
+        raise SelectorFileError(
+            f"{p}: no selector file for site {site!r}" + did_you_mean([p.stem], known)
+        )
     return p
 
 

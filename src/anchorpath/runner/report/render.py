@@ -361,13 +361,19 @@ def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
         *header_html(summary.get("policy")),
         f'<p class="verdict {html.escape(verdict)}">Verdict: {html.escape(verdict)}</p>',
     ]
-    meta = [(k, summary.get(k)) for k in _META]
-    counts = summary.get("counts") or {}
-    rows = [(k, v) for k, v in meta if v is not None] + list(counts.items())
-    if rows:
+    meta = [(k, v) for k, v in ((k, summary.get(k)) for k in _META) if v is not None]
+    if meta:
         out.append("<table>")
-        out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in rows]
+        out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in meta]
         out.append("</table>")
+    counts = summary.get("counts") or {}
+    if counts:
+        # One row of counts across the page: the events below stay above the fold.
+        out.append('<table class="counts"><tr>')
+        out += [f"<th>{_h(k)}</th>" for k in counts]
+        out.append("</tr><tr>")
+        out += [f"<td class=n>{_h(v)}</td>" for v in counts.values()]
+        out.append("</tr></table>")
     events = summary.get("events") or []
     out.append(f"<h2>Events ({len(events)})</h2>")
     if events:
