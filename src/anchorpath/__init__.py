@@ -35,6 +35,7 @@ from anchorpath._errors import (
     SiteStopped,
     StoreError,
     UnsafeRequest,
+    WorkerFailed,
 )
 from anchorpath._version import __version__
 from anchorpath.api import RecordRows, extract, load, records, run
@@ -74,6 +75,7 @@ __all__ = [
     "SiteStopped",
     "StoreError",
     "UnsafeRequest",
+    "WorkerFailed",
     "__version__",
     "extract",
     "load",

@@ -22,6 +22,7 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── ArchiveError                a WARC file cannot be written or read
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
+    │   ├── WorkerFailed                a task failed twice on executor workers
     │   └── SiteStopped                 the site is stopped until ``anchorpath resume``
     ├── BundleError                 a drift bundle cannot be written or read
     ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
@@ -57,6 +58,7 @@ __all__ = [
     "SiteStopped",
     "StoreError",
     "UnsafeRequest",
+    "WorkerFailed",
 ]
 
 
@@ -162,6 +164,10 @@ class StoreError(AnchorpathError):
 
 class RunError(AnchorpathError):
     """A run cannot start or continue (lock held by a live run, unknown site, ...)."""
+
+
+class WorkerFailed(RunError):
+    """A task failed twice on executor workers (the worker died or could not run it)."""
 
 
 class SiteStopped(RunError):

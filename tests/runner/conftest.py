@@ -77,7 +77,7 @@ def run_all_matches_threads(executor: Executor, tmp_path: Path) -> set[str]:
         other = run_all(
             RunAllOptions(selectors_dir=sel, state_dir=tmp_path / "other", settings=fast()),
             executor=executor,
-            progress=lambda kind, data: seen.add(kind),
+            progress=lambda event: seen.add(type(event).__name__),
         )
     sites = ["dmf-a", "dmf-a2", "dmf-b", "dmf-c"]
     assert [(s.site, s.verdict) for s in other.sites] == [(s.site, s.verdict) for s in local.sites]

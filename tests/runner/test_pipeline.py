@@ -20,7 +20,8 @@ from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.fetch.result import FetchResult
 from anchorpath.runner.drift.validate import RecordValidator, record_schema
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import _Run, crawl_site, run_site
+from anchorpath.runner.pipeline import Run, crawl_site, run_site
+from anchorpath.runner.progress import no_progress
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.commit import record_key
 from anchorpath.runner.store.database import DB_NAME, Store
@@ -471,7 +472,7 @@ def test_a_retried_crawl_of_a_new_run_continues_from_what_it_saved(
     store = Store(state / DB_NAME)
     opts = RunOptions("synth", selectors_dir, state, base_url=ORIGIN)
     sf_path = selectors_dir / "synth.json"
-    prepared = _Run(opts, load_selector_file(sf_path), sf_path, store, _quiet)
+    prepared = Run(opts, load_selector_file(sf_path), sf_path, store, no_progress)
     job = prepared.prepare()
     assert not job.run_dir.exists() and job.fresh is not None
     first: list[str] = []
@@ -486,15 +487,11 @@ def test_a_retried_crawl_of_a_new_run_continues_from_what_it_saved(
         return answer
 
     with pytest.raises(Killed):
-        crawl_site(job, MockFetcher.factory(route(first, 4)), _quiet)
+        crawl_site(job, MockFetcher.factory(route(first, 4)), no_progress)
     second: list[str] = []
-    out = crawl_site(job, MockFetcher.factory(route(second, None)), _quiet)
+    out = crawl_site(job, MockFetcher.factory(route(second, None)), no_progress)
     assert out.checkpoint.attempts == 2
     assert out.checkpoint.run_id == job.fresh.run_id
     assert not set(second) & set(first[:3])
     assert len(out.checkpoint.pages) == len(first[:3]) + len(second)
     store.close()
-
-
-def _quiet(kind: str, data: Any) -> None:
-    return None

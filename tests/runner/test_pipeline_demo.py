@@ -23,6 +23,7 @@ import pytest
 from anchorpath._config import Settings
 from anchorpath.demo.data import expected_events, records_for_day
 from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.progress import PageRead, ProgressEvent
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import Store
 
@@ -228,9 +229,9 @@ def test_anchorpath_demo_shows_three_days() -> None:
 def test_page_progress_counts_the_records_collected_so_far(tmp_path: Path) -> None:
     seen: list[int] = []
 
-    def progress(kind: str, data: Any) -> None:
-        if kind == "page":
-            seen.append(data["records"])
+    def progress(event: ProgressEvent) -> None:
+        if isinstance(event, PageRead):
+            seen.append(event.records)
 
     with DemoServer(day=1) as srv:
         opts = RunOptions(
@@ -239,4 +240,4 @@ def test_page_progress_counts_the_records_collected_so_far(tmp_path: Path) -> No
         result = run_site(opts, progress=progress)
     assert result.verdict == "ok"
     assert seen == sorted(seen) and seen[0] < seen[-1]
-    assert seen[-1] == len(records_for_day(1)) == result.counts()["records"]
+    assert seen[-1] == len(records_for_day(1)) == result.counts().records

@@ -35,7 +35,11 @@ def test_abandoned_run_note_says_what_changed(tmp_path: Path) -> None:
     notes: list[str] = []
     with Store.in_state_dir(tmp_path / "state") as store:
         found = find_unfinished(
-            opts, "books", "sha-1", store, lambda k, d: notes.append(str(d.get("message")))
+            opts,
+            "books",
+            "sha-1",
+            store,
+            lambda event: notes.append(str(getattr(event, "message", ""))),
         )
     assert found is None
     assert options_fingerprint(opts)["base_url"] == "http://h:1"

@@ -284,8 +284,8 @@ class AnchorpathPipeline:
         counts = result.counts()
         line = (
             f"anchorpath: run {result.run_id} of {result.site}: {result.verdict} "
-            f"(exit {result.exit_code}); {counts['pages']} pages, {counts['records']} records, "
-            f"new {counts['new']}, changed {counts['changed']}, withdrawn {counts['withdrawn']}"
+            f"(exit {result.exit_code}); {counts.pages} pages, {counts.records} records, "
+            f"new {counts.new}, changed {counts.changed}, withdrawn {counts.withdrawn}"
             + (f"; {result.reason}" if result.reason else "")
         )
         if result.verdict == "ok" or result.verdict == "empty-source":

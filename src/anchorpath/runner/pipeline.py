@@ -56,7 +56,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,7 @@ from anchorpath._errors import (
     RunError,
     SelectorEvaluationError,
 )
+from anchorpath.fetch.events import FetchEvent
 from anchorpath.fetch.protocol import Fetcher, FetcherFactory
 from anchorpath.fetch.robots import product_token
 from anchorpath.fetch.warc import strip_bodies
@@ -117,6 +118,14 @@ from anchorpath.runner.policy.site import (
     previous,
     remember,
 )
+from anchorpath.runner.progress import (
+    PageRead,
+    Phase,
+    Progress,
+    RunStarted,
+    Waited,
+    no_progress,
+)
 from anchorpath.runner.report.summary import (
     change_rate,
     write_bundle,
@@ -127,7 +136,6 @@ from anchorpath.runner.resume import runs_dir, start_or_resume
 from anchorpath.runner.run_types import (
     EXIT_BY_VERDICT,
     EXIT_ERROR,
-    Progress,
     RunOptions,
     RunResult,
     now,
@@ -145,7 +153,15 @@ from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["CrawlJob", "CrawlOutcome", "RunChecks", "check_records", "crawl_site", "run_site"]
+__all__ = [
+    "CrawlJob",
+    "CrawlOutcome",
+    "Run",
+    "RunChecks",
+    "check_records",
+    "crawl_site",
+    "run_site",
+]
 
 
 @dataclass
@@ -237,16 +253,8 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     if segment.name not in cp.warc_segments:
         cp.warc_segments.append(segment.name)
     save_checkpoint(run_dir, cp)
-    progress(
-        "start",
-        {
-            "run_id": cp.run_id,
-            "site": sf.site.id,
-            "resumed": job.resumed,
-            "done": len(cp.crawl.get("done", [])),
-            "run_dir": str(run_dir),
-        },
-    )
+    site = sf.site.id
+    progress(RunStarted(cp.run_id, site, job.resumed, len(cp.crawl.get("done", [])), str(run_dir)))
     frontier = Frontier(
         sf,
         base_url=options.base_url,
@@ -263,9 +271,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     reader = PageReader(
         sf,
         compile_selectors(sf),
-        lambda: fetcher_factory(
-            config, segment, cache_dir, lambda ev: progress("fetch", {"event": ev})
-        ),
+        lambda: fetcher_factory(config, segment, cache_dir, lambda ev: _waited(progress, ev, site)),
         conditional=config.conditional and not options.full,
     )
     counters: dict[str, Any] = {}
@@ -360,14 +366,9 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             emitted += sum(1 for r in cp.records[counted:] if r.page_type in emit)
             counted = len(cp.records)
             progress(
-                "page",
-                {
-                    "url": item.url,
-                    "done": len(state.done),
-                    "queued": len(state.frontier),
-                    "records": emitted,
-                    "errors": len(fetch_errors),
-                },
+                PageRead(
+                    item.url, len(state.done), len(state.frontier), emitted, len(fetch_errors), site
+                )
             )
             ahead.add(cp.records)  # while the origin's next turn comes
     finally:
@@ -379,6 +380,12 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     cp.errors = fetch_errors
     checks = check_records(sf, cp.records, cp.pages, ahead)
     return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks, policy=seen)
+
+
+def _waited(progress: Progress, event: FetchEvent, site: str) -> None:
+    """A fetch that waited (pacing, ``Retry-After``) as progress; shorter waits say nothing."""
+    if event.waited > 0.05:
+        progress(Waited(event.waited, event.wait_reason or "", site))
 
 
 @dataclass(frozen=True)
@@ -412,9 +419,10 @@ def _check_lease(job: CrawlJob) -> None:
         )
 
 
-class _Run:
-    """State of one run while it executes (kept out of the public API): prepared and decided
-    by the process holding the site's lock and the store; crawled by :func:`crawl_site`."""
+class Run:
+    """State of one run while it executes: prepared and decided by the process holding the
+    site's lock and the store (this module's :func:`run_site`, or ``run --all`` for each of
+    its sites); crawled by :func:`crawl_site`, possibly elsewhere."""
 
     def __init__(
         self,
@@ -487,7 +495,7 @@ class _Run:
         result.replayed = sum(1 for p in cp.pages if p.source == "archive")
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
-        self.progress("phase", {"name": "checking"})
+        self.progress(Phase("checking", self.sf.site.id))
         self.seen = outcome.policy or PolicySeen()
         self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
@@ -554,7 +562,7 @@ class _Run:
             stats=stats.to_dict(),
             gone=list(cp.gone),
         )
-        self._finish(cp, result, decision, plan, invalid, history.history())
+        self._finish(cp, result, decision, plan, invalid, stats, history.history())
 
     def _finish(
         self,
@@ -563,6 +571,7 @@ class _Run:
         decision: Decision,
         plan: CommitPlan,
         invalid: list[InvalidRecord],
+        stats: RunStats,
         history: list[RunStats],
     ) -> None:
         """Act on the decision: commit (``ok``) or record the run and keep its records in
@@ -586,10 +595,11 @@ class _Run:
         )
         quarantine: Path | None = None
         if verdict == "ok":
-            self.progress("phase", {"name": "committing"})
+            self.progress(Phase("committing", sf.site.id))
             outcome = commit_records(self.store, run_row, cp.records, plan, page_rows(cp.pages))
             result.events, result.complete = outcome.events, outcome.complete
             result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
+            result.rekeyed = len(outcome.rekeyed)
         else:
             if verdict in ("drift", "blocked", "stopped"):
                 quarantine = write_quarantine(cp, result.run_dir, invalid)
@@ -627,15 +637,11 @@ class _Run:
             self.sf_path,
             cp,
             result,
-            plan.stats,
+            stats,
             history,
             quarantine,
             finished,
         )
-
-
-def _ignore(kind: str, data: Mapping[str, Any]) -> None:
-    return None
 
 
 def run_site(
@@ -661,7 +667,7 @@ def run_site(
         store = Store(options.state_dir / DB_NAME)
         try:
             check_may_run(sf, str(sf_path), store)
-            run = _Run(options, sf, sf_path, store, progress or _ignore)
+            run = Run(options, sf, sf_path, store, progress or no_progress)
             try:
                 result = run.execute(fetcher_factory or default_fetcher, lock.info)
             except AnchorpathError:

@@ -7,13 +7,14 @@ Shared by the pipeline (``pipeline.py``), its steps and ``accept.py``; import th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from anchorpath._config import Settings
 from anchorpath.runner.drift.check import DriftResult
+from anchorpath.runner.report.changerate import ChangeRate
+from anchorpath.runner.report.model import Counts
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict
 
@@ -25,7 +26,6 @@ __all__ = [
     "EXIT_OK",
     "EXIT_STOPPED",
     "EXIT_USAGE",
-    "Progress",
     "RunOptions",
     "RunResult",
     "now",
@@ -47,9 +47,6 @@ EXIT_BY_VERDICT: dict[Verdict, int] = {
     "blocked": EXIT_BLOCKED,
     "stopped": EXIT_STOPPED,
 }
-
-
-Progress = Callable[[str, Mapping[str, Any]], None]
 
 
 @dataclass(frozen=True)
@@ -85,6 +82,9 @@ class RunResult:
     events: list[Event] = field(default_factory=list)
     #: Stored records this run neither saw nor withdrew (no evidence either way).
     unseen: int = 0
+    #: Stored records under an earlier key (the selector file's key changed): retired by
+    #: this run if it was complete, else still current (see ``store.commit.rekeyed``).
+    rekeyed: int = 0
     #: Keys two different records carried in this run -> their pages (not stored this run).
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     #: Pages whose declared charset does not fit their bytes ("URL: what was found").
@@ -96,7 +96,7 @@ class RunResult:
     bundle: Path | None = None
     reason: str | None = None
     errors: list[str] = field(default_factory=list)
-    change_rate: dict[str, Any] | None = None
+    change_rate: ChangeRate | None = None
     fetch_counters: dict[str, float] = field(default_factory=dict)
     took_over_lock: dict[str, Any] | None = None
     accepted_by: str | None = None
@@ -105,16 +105,20 @@ class RunResult:
     #: (``runner.policy.header.PolicyHeader.to_dict``)
     policy: dict[str, Any] | None = None
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> Counts:
         kinds = [e.kind for e in self.events]
-        return {
-            "pages": self.pages,
-            "records": self.records,
-            "invalid": self.invalid,
-            "new": kinds.count("new"),
-            "changed": kinds.count("changed"),
-            "withdrawn": kinds.count("withdrawn"),
-        }
+        return Counts(
+            pages=self.pages,
+            records=self.records,
+            invalid=self.invalid,
+            new=kinds.count("new"),
+            changed=kinds.count("changed"),
+            withdrawn=kinds.count("withdrawn"),
+            unseen=self.unseen,
+            duplicate_keys=len(self.duplicates),
+            replayed=self.replayed,
+            rekeyed=self.rekeyed,
+        )
 
 
 def now() -> str:

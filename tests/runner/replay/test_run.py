@@ -85,10 +85,10 @@ def test_template_change_day_replayed_with_the_repaired_file_gives_the_repaired_
     result = replay(sel, state, drift_run)
     assert result.exit_code == 0 and result.version == 2
     [rr] = result.runs
-    assert (rr.original_verdict, rr.verdict, rr.events) == ("drift", "ok", [])
+    assert (rr.original_verdict, rr.verdict, rr.events) == ("drift", "ok", ())
     # exactly the records the repaired run committed, and the store untouched
     assert current(result.database) == current(state / "anchorpath.sqlite")
-    assert result.final_diff["different"] == 0
+    assert result.final_diff.different == 0
     assert Store.in_state_dir(state).dump() == before
     report = json.loads((result.out_dir / "report.json").read_text(encoding="utf-8"))
     assert report["runs"][0]["replayed"]["verdict"] == "ok"
