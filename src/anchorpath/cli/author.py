@@ -581,7 +581,7 @@ def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
     if not _interactive(yes):
         raise AuthoringError(choice.refusal())
     names = list(result.page_type.fields)
-    click.echo(terminal_safe(choice.refusal().replace("; choose it with --key", ";")), err=True)
+    click.echo(terminal_safe(choice.missing()), err=True)
     while True:
         answer = click.prompt(f"key field(s), comma-separated ({', '.join(names)})", err=True)
         key = tuple(k.strip() for k in answer.split(",") if k.strip())
