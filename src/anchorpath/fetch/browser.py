@@ -62,6 +62,7 @@ class RenderedPage:
     screenshot: bytes = b""  # full-page PNG, when the renderer was asked for screenshots
     seconds: float = 0.0  # navigation plus waiting for the content
     anchored: bool = False  # the wait_for anchor appeared in time
+    loaded: tuple[str, ...] = ()  # data requests (XHR/fetch) the page's scripts made
 
 
 class BrowserRenderer:
@@ -90,6 +91,7 @@ class BrowserRenderer:
         self._page: Any = None
         self._page_url = ""
         self._blocked = 0
+        self._loaded: list[str] = []
         self._scripts: dict[str, tuple[int, dict[str, str], bytes]] = {}
         #: the main document is fetched here and handed to Chromium as text/html when its
         #: bytes are HTML (set after Chromium took a generic Content-Type for a download)
@@ -185,6 +187,8 @@ class BrowserRenderer:
             self._blocked += 1
             route.abort()
             return
+        if request.resource_type in ("xhr", "fetch") and len(self._loaded) < 100:
+            self._loaded.append(request.url)
         if self._sniff_main and request.is_navigation_request() and request.method == "GET":
             self._sniffed(route)
             return
@@ -225,6 +229,7 @@ class BrowserRenderer:
         page = self._page
         self._page_url = url
         self._blocked = 0
+        self._loaded = []
         try:
             try:
                 response = page.goto(
@@ -267,8 +272,11 @@ class BrowserRenderer:
                     shot = page.screenshot(full_page=True, type="png")
             seconds = time.perf_counter() - started
             blocked = self._blocked
+            loaded = tuple(dict.fromkeys(self._loaded))
             if response is None:
-                return RenderedPage(page.url, None, {}, b"", html, blocked, shot, seconds, anchored)
+                return RenderedPage(
+                    page.url, None, {}, b"", html, blocked, shot, seconds, anchored, loaded
+                )
             try:
                 main_body = response.body()
             except PlaywrightError:
@@ -284,6 +292,7 @@ class BrowserRenderer:
                 shot,
                 seconds,
                 anchored,
+                loaded,
             )
         except BaseException:
             # A tab in an unknown state is not reused.
