@@ -21,19 +21,12 @@ from typing import Any
 import pytest
 
 from anchorpath._config import Settings
+from anchorpath.demo import DemoServer
 from anchorpath.demo.data import expected_events, records_for_day
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.progress import PageRead, ProgressEvent
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import Store
-
-DemoServer: Any
-try:
-    from anchorpath.demo import DemoServer
-except ImportError:  # pragma: no cover - while the demo server is being written
-    DemoServer = None
-
-pytestmark = pytest.mark.skipif(DemoServer is None, reason="demo server not available")
 
 REPO = Path(__file__).resolve().parents[2]
 SELECTOR = REPO / "selectors" / "mfds-dmf.json"

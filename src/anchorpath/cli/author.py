@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +11,7 @@ import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean, terminal_safe
+from anchorpath.authoring.inputs import read_examples, read_json
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -26,18 +26,6 @@ def author_group() -> None:
     """
 
 
-def _read_json(path: str, what: str) -> Any:
-    """The JSON in ``path``; a one-line error naming the file (and ``what`` it should hold)."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AuthoringError(f"{path}: cannot read {what}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise AuthoringError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
-
-
 def _types(types: tuple[str, ...]) -> dict[str, str]:
     """``--type FIELD=TYPE`` options as {field: type} (the last one of a field wins)."""
     type_of: dict[str, str] = {}
@@ -47,14 +35,6 @@ def _types(types: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{spec!r}: expected FIELD=TYPE", param_hint="--type")
         type_of[name] = kind
     return type_of
-
-
-def read_examples(path: str) -> dict[str, Any]:
-    """Read an examples JSON file (field -> value(s) per seed); one-line error naming the file."""
-    data = _read_json(path, "examples")
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise AuthoringError(f'{path}: expected {{"<seed path or URL>": {{"<field>": value}}}}')
-    return data
 
 
 def _field_requests(
@@ -85,7 +65,7 @@ EXIT_PARTIAL = 5
 
 def _read_fields(path: str) -> list[tuple[str, str, str | None]]:
     """``[{"name", "type", "description"}, ...]`` or ``{"name": "type", ...}`` from a file."""
-    data = _read_json(path, "fields")
+    data = read_json(path, "fields")
     if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
         return [(k, v, None) for k, v in data.items()]
     if isinstance(data, list) and all(isinstance(d, dict) and "name" in d for d in data):

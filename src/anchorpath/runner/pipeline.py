@@ -76,16 +76,7 @@ from anchorpath.fetch.protocol import Fetcher, FetcherFactory
 from anchorpath.fetch.robots import product_token
 from anchorpath.fetch.warc import strip_bodies
 from anchorpath.runner.archive import last_archived
-from anchorpath.runner.checkpoint import (
-    Checkpoint,
-    InvalidRecord,
-    PageEntry,
-    RecordEntry,
-    extraction_notes,
-    load_checkpoint,
-    remove_checkpoint,
-    save_checkpoint,
-)
+from anchorpath.runner.checkpoint import load_checkpoint, remove_checkpoint, save_checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.runner.crawl.pages import (
     PageReader,
@@ -107,6 +98,13 @@ from anchorpath.runner.drift.gate import (
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.lock import SiteLock, lease_holds
+from anchorpath.runner.model import (
+    Checkpoint,
+    InvalidRecord,
+    PageEntry,
+    RecordEntry,
+    extraction_notes,
+)
 from anchorpath.runner.policy.header import Completion, policy_header
 from anchorpath.runner.policy.judge import Stop
 from anchorpath.runner.policy.observe import PolicySeen, Refusal, observe_terms

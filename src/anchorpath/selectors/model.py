@@ -8,7 +8,7 @@ left out, so that load → save of a canonical file is byte-identical.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
@@ -561,12 +561,3 @@ class SelectorFile:
             if re.search(pt.match, url):
                 return pt
         return None
-
-    def with_field(self, page_type: str, spec: FieldSpec) -> SelectorFile:
-        """A copy with one field replaced or added (the version is bumped on save, not here)."""
-        pt = self.page_types[page_type]
-        fields = dict(pt.fields)
-        fields[spec.name] = spec
-        page_types = dict(self.page_types)
-        page_types[page_type] = replace(pt, fields=fields)
-        return replace(self, page_types=page_types)

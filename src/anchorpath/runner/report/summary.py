@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath.runner.archive import last_archived
-from anchorpath.runner.checkpoint import Checkpoint, InvalidRecord
+from anchorpath.runner.changerate import ChangeRate, assess
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.model import Checkpoint, InvalidRecord
 from anchorpath.runner.report.alert import write_alert_bundle
-from anchorpath.runner.report.changerate import ChangeRate, assess
 from anchorpath.runner.report.model import Duplicate, RunReport
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import RunResult
@@ -111,10 +111,7 @@ def write_bundle(
     last_records: list[dict[str, Any]] = []
     if good_runs and good_runs[0].run_dir:
         good_dir = Path(good_runs[0].run_dir)
-        rows = store._query(
-            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (good_runs[0].id,)
-        )
-        last_good = snapshots(good_dir, [(r[0], r[1] or r[0]) for r in rows])
+        last_good = snapshots(good_dir, store.page_urls(good_runs[0].id))
         for url, body in last_good:
             pr = evaluate_page(compiled, parse_html(body, plain=True), url)
             last_records += [r.to_dict() for r in pr.records]

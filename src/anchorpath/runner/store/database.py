@@ -500,6 +500,14 @@ class Store:
             )
         return out
 
+    def page_urls(self, run_id: str) -> list[tuple[str, str]]:
+        """The pages a run read, in the order it read them: ``(url, final_url)`` (a redirected
+        page's body is its target's)."""
+        rows = self._query(
+            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (run_id,)
+        )
+        return [(url, final or url) for url, final in rows]
+
     def events(self, run_id: str) -> list[Event]:
         """The events a run committed, in commit order."""
         rows = self._query(
