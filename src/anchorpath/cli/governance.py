@@ -108,9 +108,10 @@ def forget_cmd(
     run reports (JSON, Markdown, HTML), quarantines, alert bundles, checkpoints, replay
     folders, the fetch cache and the LLM answer cache, golden fixtures (fixture pages that
     hold them are removed with their entries) and the selector file's examples. Values the
-    records share with other records (a date, a category) stay. One row is appended to the `deletions` table: who,
-    when, why, a keyed hash of each key (never the key), counts and the files rewritten. A
-    forgotten key is never stored again, by `run` or `replay --into store`.
+    records share with other records (a date, a category) stay. One row is appended to the
+    `deletions` table: who, when, why, a keyed hash of each key (never the key), counts and
+    the files rewritten. A forgotten key is never stored again, by `run` or
+    `replay --into store`.
 
     Exit status: 0 done, 1 an unknown key, a site being run (lock held) or another error.
 

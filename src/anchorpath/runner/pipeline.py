@@ -191,7 +191,7 @@ class CrawlOutcome:
     checkpoint: Checkpoint
     blocked: str | None
     errors: list[str]
-    fetch_counters: dict[str, Any]
+    fetch_counters: dict[str, float]
     #: the selector file itself failed (every page would fail alike): the run stopped
     fatal: str | None = None
     #: validation and field statistics, computed where the crawl ran
@@ -272,7 +272,7 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
         lambda: fetcher_factory(config, segment, cache_dir, lambda ev: _waited(progress, ev, site)),
         conditional=config.conditional and not options.full,
     )
-    counters: dict[str, Any] = {}
+    counters: dict[str, float] = {}
     ahead = ChecksAhead(RecordValidator(sf.page_types))
     # Records are only ever appended: the progress count grows with each page's new ones.
     counted, emitted = 0, 0
