@@ -39,6 +39,11 @@ MANUFACTURER = "/descendant::th[normalize-space()='제조소'][1]/following-sibl
 GITHUB_URL = "https://github.com/anchorpath/anchorpath"
 TAG = f"v{__version__}"
 
+# The installs these tests make (a job's virtualenv, pre-commit's hook environment) skip
+# byte-compiling their dependencies, half of their time. pip reads PIP_NO_COMPILE as the value
+# of its ``compile`` setting, so 0 means "do not compile".
+NO_COMPILE = {"PIP_NO_COMPILE": "0"}
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -132,6 +137,31 @@ def test_workflow_is_valid_for_github() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_workflow_scripts_and_expressions() -> None:
+    """Part of what actionlint checks beyond the schema: every ``run`` script is valid bash
+    (GitHub expressions filled in), and every ``steps.ID`` an expression reads is a step id
+    defined before it."""
+    (job,) = workflow()["jobs"].values()
+    ids: list[str] = []
+    for s in job["steps"]:
+        for text in (
+            str(s.get("if", "")),
+            str(s.get("run", "")),
+            *map(str, (s.get("env") or {}).values()),
+        ):
+            for ref in re.findall(r"steps\.([\w-]+)\.", text):
+                assert ref in ids, (
+                    f"step {s.get('name')!r} reads steps.{ref}, defined nowhere before"
+                )
+        if "run" in s:
+            script = re.sub(r"\$\{\{[^}]*\}\}", "x", s["run"])
+            proc = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
+            assert proc.returncode == 0, f"{s.get('name')}: {proc.stderr}"
+        if "id" in s:
+            ids.append(s["id"])
+    assert "diff" in ids
+
+
 def test_examples_name_the_current_release_tag() -> None:
     assert workflow()["env"]["ANCHORPATH_REF"] == TAG
     assert f"git+{GITHUB_URL}@${{ANCHORPATH_REF}}" in step("Install anchorpath")
@@ -207,7 +237,12 @@ def test_install_step_as_written(pull_request: Path, tmp_path: Path) -> None:
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
     code, out = run_step(
-        "Install anchorpath", pull_request, bin_dir, tmp_path, GIT_CONFIG_GLOBAL=str(gitconfig)
+        "Install anchorpath",
+        pull_request,
+        bin_dir,
+        tmp_path,
+        GIT_CONFIG_GLOBAL=str(gitconfig),
+        **NO_COMPILE,
     )
     assert code == 0, out
     version = subprocess.run(
@@ -229,6 +264,7 @@ def _try_repo(user_repo: Path, tmp_path: Path) -> subprocess.CompletedProcess[st
         **GIT_ENV,
         "GIT_CONFIG_GLOBAL": os.devnull,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        **NO_COMPILE,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
     env.pop("VIRTUAL_ENV", None)

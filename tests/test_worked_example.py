@@ -1,5 +1,6 @@
 """The README's worked example (saved pages -> selector file with list and detail page types ->
-a run on a local copy of the site -> records as CSV) runs as written.
+a run on a local copy of the site -> records as CSV -> a day of 304s -> a redesign: drift ->
+repair from the alert bundle -> the day again, ok) runs as written.
 
 The block is taken from the README, run by bash in a copy of ``examples/books`` with the
 virtualenv's ``bin`` first on PATH; only the port is swapped for a free one.
@@ -8,6 +9,7 @@ virtualenv's ``bin`` first on PATH; only the port is swapped for a free one.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -58,6 +60,21 @@ def test_worked_example_runs_as_written(tmp_path: Path) -> None:
     assert sum(1 for r in rows if r["title"] == "Game Over") == 2
     assert list(rows[0])[:5] == ["_key", "isbn", "title", "author", "price"]
     assert "wrote selectors/books.json (version 2)" in done.stdout
+    # the loop: a day of 304s, the redesign's drift, the repair, the same day ok again
+    from anchorpath.runner.store.database import Store
+
+    with Store.in_state_dir(books / "state") as store:
+        runs = list(reversed(store.runs("books")))
+    assert [r.verdict for r in runs] == ["ok", "ok", "drift", "ok"]
+    assert [r.selector_version for r in runs] == [2, 2, 2, 3]
+    assert (runs[1].new, runs[1].changed, runs[1].withdrawn) == (0, 0, 0)
+    quiet = json.loads((books / str(runs[1].run_dir) / "report.json").read_text("utf-8"))
+    assert quiet["fetch"]["not_modified"] == 8
+    assert (runs[3].new, runs[3].changed, runs[3].withdrawn) == (0, 0, 0)
+    bundle = books / str(runs[2].run_dir) / "bundle"
+    good = json.loads((bundle / "last_good" / "records.json").read_text("utf-8"))
+    assert good and all(r.get("isbn") for r in good if r["_page_type"] == "detail")
+    assert "wrote selectors/books.json (version 3, was 2)" in done.stdout
 
 
 def test_worked_example_block_is_in_the_readme() -> None:

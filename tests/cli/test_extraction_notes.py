@@ -46,6 +46,7 @@ def test_extraction_notes_go_to_the_report_not_stderr(tmp_path: Path) -> None:
         sf = SelectorFile.from_dict(
             {
                 "site": {"id": "news", "name": "News"},
+                "policy": {"basis": "robots"},
                 "version": 1,
                 "fetch": {"start_urls": [srv.url("/a/1"), srv.url("/a/2")]},
                 "page_types": {

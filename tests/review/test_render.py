@@ -110,3 +110,12 @@ def test_show_values() -> None:
     assert show(["a", "b"]) == '["a", "b"]'
     assert show("x" * 200, 10) == '"xxxxxxxx…'
     assert show(12.5) == "12.5"
+
+
+def test_values_and_labels_from_a_pull_request_reach_no_terminal_or_markdown_raw() -> None:
+    # Issue 25: JSON leaves C1 controls (8-bit CSI) and bidi overrides as they are.
+    from anchorpath.review.render import _label, show
+
+    assert show("a\u202eb\x9b2J") == '"a\\u202eb\\u009b2J"'
+    assert _label("selectors/a.json") == "`selectors/a.json`"
+    assert _label("selectors/a`](http://x)`.json") == ("<code>selectors/a`](http://x)`.json</code>")

@@ -240,6 +240,9 @@ def repair_cmd(
                 _nothing_matched(manifest, Path(bundle), use_llm or answer is not None)
             )
         fields = ", ".join(result.unreproduced)
+        if not fields:  # a page type that could not be re-authored at all
+            why = next(iter(result.verification.problems), "the adoption check failed")
+            raise click.ClickException(f"repair refused, nothing written: {why}")
         raise click.ClickException(
             f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
         )

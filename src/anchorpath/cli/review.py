@@ -139,7 +139,10 @@ def diff_cmd(
     else:
         console = Console(soft_wrap=True, highlight=False)
         for line in render_text(report):
-            console.print(line)
+            # names and values come from the files compared (a pull request's): a line that
+            # holds anything a terminal acts on is printed made safe, without its colours
+            safe = terminal_safe(line.plain)
+            console.print(line if safe == line.plain else safe, markup=False)
     sys.exit(1 if report.differs else 0)
 
 

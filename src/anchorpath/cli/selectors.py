@@ -47,7 +47,7 @@ def validate(files: tuple[str, ...]) -> None:
     failed = False
     for name in files:
         try:
-            sf = load_selector_file(name)
+            sf = load_selector_file(name, check_files=True)
         except SelectorValidationError as exc:
             failed = True
             for line in exc.problems:

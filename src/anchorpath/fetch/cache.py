@@ -16,13 +16,14 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import diskcache
 
 from anchorpath._errors import StoreError
 
-__all__ = ["DiskStore", "KeyValueStore", "MemoryStore", "open_store"]
+__all__ = ["DiskStore", "KeyValueStore", "MemoryStore", "open_store", "scrub_store"]
 
 #: this process's open caches: absolute directory -> (identity of its database file, cache),
 #: least recently opened first
@@ -142,3 +143,36 @@ class DiskStore:
 def open_store(directory: str | os.PathLike[str] | None) -> KeyValueStore:
     """A :class:`DiskStore` in ``directory``, or a :class:`MemoryStore` when it is None."""
     return MemoryStore() if directory is None else DiskStore(directory)
+
+
+def scrub_store(directory: str | os.PathLike[str], drop: Callable[[str, str, Any], bool]) -> int:
+    """Delete every entry of the on-disk store in ``directory`` for which
+    ``drop(namespace, key, value)`` is true, then compact its database so that no deleted
+    byte stays in the file (``anchorpath forget``). Returns how many entries went."""
+    import sqlite3
+
+    path = os.fspath(directory)
+    if not os.path.isdir(path):
+        return 0
+    try:
+        cache = _shared_cache(path)
+        gone = 0
+        for full in list(cache.iterkeys()):
+            if not isinstance(full, str):
+                continue
+            # this module's keys are namespaced; another diskcache's (the LLM cache) are not
+            namespace, _, key = full.partition("\x00") if "\x00" in full else ("", "", full)
+            if drop(namespace, key, cache.get(full)):
+                cache.delete(full)
+                gone += 1
+        if gone:
+            db = sqlite3.connect(os.path.join(path, diskcache.core.DBNAME), timeout=30.0)
+            try:
+                db.execute("PRAGMA secure_delete=ON")
+                db.execute("VACUUM")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                db.close()
+        return gone
+    except Exception as exc:  # diskcache raises OSError / sqlite3 errors
+        raise StoreError(f"{path}: cannot scrub the cache: {exc}") from exc

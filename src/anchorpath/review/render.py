@@ -49,8 +49,16 @@ def show(value: Any, width: int = _VALUE_WIDTH) -> str:
         text = "[" + ", ".join(show(v, width) for v in value) + "]"
     else:
         text = json.dumps(value, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
+    text = _escape_odd(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _escape_odd(text: str) -> str:
+    """Characters JSON leaves as they are but a terminal acts on (C1 controls such as the
+    8-bit CSI, bidi overrides, other non-printables) as ``\\uXXXX``: values come from pages."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
 
 
 def _short_url(url: str) -> str:
@@ -258,9 +266,15 @@ def _field_block(f: FieldDiff) -> str:
     return "\n".join(lines)
 
 
+def _label(label: str) -> str:
+    """A version's label (a file name from the pull request) as inline code that no backtick
+    in it can end early."""
+    return f"`{label}`" if "`" not in label else f"<code>{_md(label)}</code>"
+
+
 def _file_head(fd: FileDiff) -> str:
-    old = f"`{fd.old.label}`" if fd.old else "(none)"
-    new = f"`{fd.new.label}`" if fd.new else "(none)"
+    old = _label(fd.old.label) if fd.old else "(none)"
+    new = _label(fd.new.label) if fd.new else "(none)"
     lines = [f"#### `{fd.site}` {_versions(fd)}", "", f"{old} → {new}", ""]
     lines += [f"**{_md(summary(fd))}**", ""]
     rows = [("crawl", c) for c in fd.settings]

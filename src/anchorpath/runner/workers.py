@@ -13,7 +13,7 @@ an origin group is never split (one group is one task). Results and progress eve
 on each worker's own pipe as soon as each task ends (a worker that dies mid-write cannot
 block the others). A worker that dies (killed, out of memory) has its
 tasks retried once on a fresh worker; a second failure comes back as
-:class:`~anchorpath.runner.executor.WorkerFailed`. Workers leave when the pool is closed, and
+:class:`~anchorpath._errors.WorkerFailed`. Workers leave when the pool is closed, and
 on their own within a second when the submitting process disappears (after ``kill -9`` the
 next ``run --all`` resumes the sites from their checkpoints).
 
@@ -31,12 +31,12 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from anchorpath._errors import RunError
-from anchorpath.runner.executor import Progress, TaskFn, WorkerFailed
+from anchorpath._errors import RunError, WorkerFailed
+from anchorpath.runner.progress import Progress, ProgressEvent, TaskFn
 
 __all__ = ["ProcessExecutor"]
 
@@ -77,9 +77,9 @@ def _worker_main(
     send = outbox.put
 
     def run(job: str, key: int, fn: TaskFn, item: Any) -> None:
-        def progress(kind: str, data: Mapping[str, Any]) -> None:
+        def progress(event: ProgressEvent) -> None:
             try:
-                send(pickle.dumps(("progress", job, key, kind, dict(data))))
+                send(pickle.dumps(("progress", job, key, event, None)))
             except Exception:  # progress is best effort: never break the task for it
                 return
 
@@ -257,7 +257,7 @@ class ProcessExecutor:
                     time.sleep(0.01)
                 for raw in received:
                     try:
-                        kind, msg_job, i, payload, data = pickle.loads(raw)
+                        kind, msg_job, i, payload, _ = pickle.loads(raw)
                     except Exception as exc:  # a result that cannot be rebuilt
                         raise RunError(
                             f"a worker process sent an unreadable result ({exc})"
@@ -265,7 +265,7 @@ class ProcessExecutor:
                     if msg_job != job or i in finished:
                         continue  # an earlier job's, or a task retried after its worker died
                     if kind == "progress":
-                        progress(str(payload), data or {})
+                        progress(payload)
                         continue
                     for w in self._workers:
                         w.running.discard(i)

@@ -175,3 +175,15 @@ def test_an_error_body_is_shown_escaped_and_short() -> None:
     assert ESCAPES_MESSAGE not in msg and "\x1b" not in msg and "\x07" not in msg
     assert "\n" not in msg
     assert '"\\x1b]0;pwned\\x07\\x07\\nwrote /etc/cron.d/x\\n\\x1b[2J"' in msg
+
+
+def test_headers_dripping_in_are_cut_at_the_request_deadline() -> None:
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("slow_headers")
+        client = _client(srv, timeout=1.5, max_retries=0)
+        t0 = time.monotonic()
+        with pytest.raises(LLMError, match=r"timed out after 1 attempt"):
+            client.complete(REQ)
+        assert time.monotonic() - t0 < 3
+        assert client.complete(REQ).data == {"title": "Dune"}  # the next request is served
+        client.close()

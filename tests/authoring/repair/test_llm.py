@@ -171,3 +171,40 @@ def test_demo_template_change_day_with_llm_needs_no_call(tmp_path: Path) -> None
     assert res.exit_code == 0, res.output
     assert "no LLM call" in res.output and "all reproduced" in res.output
     assert load_selector_file(selectors / "mfds-dmf.json").version == 2
+
+
+def test_llm_is_not_asked_about_an_unflagged_list_page_of_other_records(
+    tmp_path: Path,
+) -> None:
+    """The list page shows other records than the last good one (nothing pairs), but the drift
+    gate flagged only detail fields: the model is asked about the detail pages only, and the
+    repair is adopted (it was refused: "no last good record to check the LLM repair against")."""
+    from .test_pipeline import list_old
+
+    data = selector_data()
+    data["page_types"]["list"] = {
+        "match": "/list\\?",
+        "record_root": "//table[@data-board='items']/tbody/tr",
+        "emit": False,
+        "follow": ["//table[@data-board='items']/tbody/tr/td[1]/a/@href"],
+        "fields": {"code": {"xpath": "td[1]/a", "type": "string"}},
+    }
+    bundle = tmp_path / "run" / "bundle"
+    old = [(f"{OLD_ORIGIN}/list?page=1", list_old(OLD))]
+    old += [(f"{OLD_ORIGIN}/item?id={it['code']}", detail_old(it)) for it in OLD]
+    new = [(f"{NEW_ORIGIN}/list?page=1", list_old(NEW))]
+    new += [(f"{NEW_ORIGIN}/item?id={it['code']}", detail_new_plain(it)) for it in NEW]
+    truth = {u: {k: [v] for k, v in it.items()} for (u, _), it in zip(new[1:], NEW, strict=True)}
+    failing_fields = {"detail.name": ["vanished"], "detail.price": ["vanished"]}
+    write_bundle(bundle, data, old, new, failing_fields=failing_fields, run_id="r")
+    selectors = tmp_path / "selectors"
+    selectors.mkdir()
+    (selectors / "shop.json").write_text(json.dumps(data), encoding="utf-8")
+    args = ["author", "repair", "shop", "--bundle", str(bundle), "--selectors", str(selectors)]
+    with FakeOpenAIServer(TruthModel(truth)) as srv:
+        res = CliRunner().invoke(
+            main, [*args, "--llm", "--yes"], env=srv.cli_env(tmp_path / "cache")
+        )
+    assert res.exit_code == 0, res.output
+    assert "--llm: asking truth-1 about page type(s) detail\n" in res.output
+    assert load_selector_file(selectors / "shop.json").version == 2

@@ -25,6 +25,7 @@ import email.utils
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -69,16 +70,14 @@ def endpoint_host(base_url: str) -> str:
 def unreachable_hint(base_url: str) -> str:
     """What to do when the endpoint at ``base_url`` cannot be reached: where the URL comes
     from (the default, when nothing set one), how to set it, and the way that needs no model."""
-    where = (
-        f"{base_url} is the default [llm] base_url (nothing configured one)"
-        if base_url == LLMConfig.base_url
-        else f"is an OpenAI-compatible server running at {base_url}?"
+    how = (
+        "set the endpoint with ANCHORPATH_LLM_BASE_URL=http://HOST:PORT/v1 or base_url in the "
+        "[llm] table of anchorpath.toml, and try it with `anchorpath llm check`; authoring from "
+        "example values (--examples EX.json) needs no model"
     )
-    return (
-        f"{where}: set the endpoint with ANCHORPATH_LLM_BASE_URL=http://HOST:PORT/v1 or "
-        "base_url in the [llm] table of anchorpath.toml, and try it with `anchorpath llm "
-        "check`; authoring from example values (--examples EX.json) needs no model"
-    )
+    if base_url == LLMConfig.base_url:
+        return f"{base_url} is the default [llm] base_url (nothing configured one): {how}"
+    return f"is an OpenAI-compatible server running at {base_url}? Otherwise {how}"
 
 
 def parse_json_answer(text: str | None) -> tuple[Any, str | None]:
@@ -133,7 +132,6 @@ class OpenAIClient:
         env: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        import httpx
 
         if config.structured not in _STRUCTURED:
             raise ConfigError(
@@ -148,9 +146,7 @@ class OpenAIClient:
         self._sleep = sleep
         self._mode = "json_object" if config.structured == "json_object" else "json_schema"
         self._url = config.base_url.rstrip("/") + "/chat/completions"
-        # Retries are ours (bounded, Retry-After honoured); no redirects (the key goes to the
-        # configured host only).
-        self._http = httpx.Client(follow_redirects=False)
+        self._http = self._new_client()
 
     # -- LLMClient --------------------------------------------------------------------------
 
@@ -177,6 +173,14 @@ class OpenAIClient:
 
     def close(self) -> None:
         self._http.close()
+
+    @staticmethod
+    def _new_client() -> Any:
+        """Retries are ours (bounded, Retry-After honoured); no redirects (the key goes to
+        the configured host only)."""
+        import httpx
+
+        return httpx.Client(follow_redirects=False)
 
     def complete(self, request: ChatRequest) -> ChatAnswer:
         t0 = time.perf_counter()
@@ -291,15 +295,44 @@ class OpenAIClient:
 
     def _post(self, payload: dict[str, Any]) -> tuple[int, Mapping[str, str], bytes]:
         """POST ``payload`` to the chat completions route: status, headers and at most
-        :data:`MAX_RESPONSE_BYTES` of body, all within ``[llm] timeout`` seconds in total (a
-        body that drips in is cut at the deadline, not waited for one read at a time)."""
+        :data:`MAX_RESPONSE_BYTES` of body, all within ``[llm] timeout`` seconds in total.
+
+        httpx's timeouts hold per read, so an endpoint that drips its headers or body in a
+        byte at a time never trips them: the exchange runs on a worker thread, and at the
+        deadline it is abandoned and its connections closed (a fresh client serves the next
+        request)."""
+        deadline = time.monotonic() + self._config.timeout
+        client = self._http
+        outcome: list[tuple[int, Mapping[str, str], bytes] | BaseException] = []
+
+        def work() -> None:
+            try:
+                outcome.append(self._exchange(client, payload, deadline))
+            except BaseException as exc:  # handed to the caller, or dropped when abandoned
+                outcome.append(exc)
+
+        worker = threading.Thread(target=work, name="anchorpath-llm-request", daemon=True)
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()) + 0.05)
+        if worker.is_alive() or not outcome:
+            self._http = self._new_client()
+            client.close()  # the abandoned exchange fails at its next read
+            raise _Timeout("timed out")
+        found = outcome[0]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+    def _exchange(
+        self, client: Any, payload: dict[str, Any], deadline: float
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        """One POST through ``client``; the body is read up to the cap and the deadline."""
         import httpx
 
         timeout = self._config.timeout
-        deadline = time.monotonic() + timeout
         headers = {"Authorization": f"Bearer {self._secret or 'no-key'}"}
         try:
-            with self._http.stream(
+            with client.stream(
                 "POST", self._url, json=payload, headers=headers, timeout=timeout
             ) as resp:
                 limit = MAX_RESPONSE_BYTES if resp.status_code < 400 else MAX_ERROR_BYTES

@@ -52,6 +52,7 @@ MISBEHAVIOURS = (
     "binary",
     "wrong_shape",
     "drip",
+    "slow_headers",
     "huge",
     "escapes",
 )
@@ -251,6 +252,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._raw(200, json.dumps({"choices": {"text": 1}}).encode(), "application/json")
         elif trick == "drip":
             self._raw(200, json.dumps(ok).encode() + b" " * 10_000, "application/json", drip=0.2)
+        elif trick == "slow_headers":
+            # the status line, then one header byte every 0.2 s (a read never waits long)
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
+                self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                self.wfile.flush()
+                for _ in range(600):
+                    self.wfile.write(b"X")
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            self.close_connection = True
         elif trick == "huge":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

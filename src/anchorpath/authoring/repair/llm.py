@@ -55,6 +55,7 @@ __all__ = [
     "LLM_SEEDS",
     "Ask",
     "SeedsOf",
+    "flagged_fields",
     "llm_repair",
     "repair_with_values",
     "unverified_page_types",
@@ -71,13 +72,39 @@ LLM_SEEDS = 3
 
 
 def unverified_page_types(result: RepairResult, bundle: Bundle) -> list[str]:
-    """Page types (with fields) the LLM-free repair could not verify: none of their failing
-    snapshots paired with a last good record, or some field not reproduced."""
+    """Page types (with fields) the LLM-free repair could not verify and that need values:
+    some field not reproduced; or none of their failing snapshots paired with a last good
+    record while the page type looks broken — the drift gate flagged one of its fields (or no
+    field at all: a structural drift), or its failing snapshots give none of its records. A
+    navigation list that shows other records today, with fields the gate did not flag, is
+    not broken: asking about it would only find nothing to check the answer against."""
     pts = result.old.page_types
     failing = {_pt_of(result.old, s.url) for s in bundle.failing}
-    out = [n for n in pts if n not in result.matched and n in failing]
+    anything_flagged = any(flagged_fields(bundle, n, pt) for n, pt in pts.items())
+    out = [
+        n
+        for n in pts
+        if n not in result.matched
+        and n in failing
+        and (
+            not anything_flagged
+            or flagged_fields(bundle, n, pts[n])
+            or not _records_on_failing(bundle, result.old, n)
+        )
+    ]
     out += [f.partition(".")[0] for f in result.unreproduced]
     return [n for n in dict.fromkeys(out) if n in pts and pts[n].fields]
+
+
+def _records_on_failing(bundle: Bundle, sf: SelectorFile, pt_name: str) -> bool:
+    """Whether ``sf`` reads any record of page type ``pt_name`` on the failing snapshots."""
+    rx = re.compile(sf.page_types[pt_name].match)
+    return any(
+        r.page_type == pt_name
+        for s in bundle.failing
+        if rx.search(s.url)
+        for r in quiet_extract(sf, s.body, s.url)
+    )
 
 
 def _pt_of(sf: SelectorFile, url: str) -> str | None:
@@ -94,7 +121,7 @@ def _seeds(bundle: Bundle, pt: PageType, sf: SelectorFile) -> list[SeedPage]:
     return [seed_from_html(s.body, s.url, source=s.url) for s in snaps[:LLM_SEEDS]]
 
 
-def _flagged(bundle: Bundle, pt_name: str, pt: PageType) -> list[str]:
+def flagged_fields(bundle: Bundle, pt_name: str, pt: PageType) -> list[str]:
     """The fields of ``pt`` the drift gate named (``page_type.field`` or a bare name)."""
     out = []
     for key in bundle.failing_fields:
@@ -143,10 +170,11 @@ def repair_with_values(
     source: str,
     mutation_seed: int = 0,
 ) -> RepairResult:
-    """The page types the LLM-free ``result`` left unverified, re-authored from the values
-    ``ask`` proposes on the failing snapshots ``seeds_of`` picks, and verified as the module
-    docstring says; the returned result is adopted only then. ``source`` names where the
-    values came from in notes (``LLM``, ``answer``)."""
+    """The page types the LLM-free ``result`` left unverified
+    (:func:`unverified_page_types`), re-authored from the values ``ask`` proposes on the
+    failing snapshots ``seeds_of`` picks, and verified as the module docstring says; the
+    returned result is adopted only then. ``source`` names where the values came from in notes
+    (``LLM``, ``answer``)."""
     bundle = read_bundle(result.bundle)
     targets = unverified_page_types(result, bundle)
     sf = result.new
@@ -242,7 +270,7 @@ def repair_with_values(
         mismatches += mm
         # the fields the drift gate flagged too: one the values did not re-author (all of them
         # rejected by the verbatim guard, or null) must still read on the failing pages
-        checked = [*take, *(k for k in _flagged(bundle, n, old_pt) if k not in take)]
+        checked = [*take, *(k for k in flagged_fields(bundle, n, old_pt) if k not in take)]
         problems += plausibility_problems(trial, n, checked, bundle)
         matched[n] = r
     new_sf = with_page_types(sf, repaired)

@@ -15,12 +15,13 @@ import csv
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from anchorpath._errors import ConfigError, StoreError
+from anchorpath.runner.store.commit import record_key
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -29,6 +30,7 @@ __all__ = [
     "iter_records",
     "parse_time",
     "record_columns",
+    "rekeyed_count",
     "write_rows",
 ]
 
@@ -86,6 +88,23 @@ def _reading(db_path: Path, site: str) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
+def _check_retention(db: sqlite3.Connection, db_path: Path, site: str, as_of: str) -> None:
+    """Refuse a time before the window the site's latest ``purge`` kept: the versions valid
+    then are gone, and an answer would look complete while it is not."""
+    try:
+        row = db.execute(
+            "SELECT MAX(cutoff) FROM deletions WHERE site = ? AND kind = 'purge'", (site,)
+        ).fetchone()
+    except sqlite3.OperationalError:  # a database from before purge existed
+        return
+    cutoff = row[0] if row else None
+    if cutoff and as_of < cutoff:
+        raise StoreError(
+            f"{db_path}: {as_of} is outside retention: site {site!r} keeps record versions "
+            f"from {cutoff} on (policy.retention_days; older ones were purged)"
+        )
+
+
 def _records_sql(as_of: str | None) -> tuple[str, tuple[Any, ...]]:
     if as_of is None:
         return "is_current = 1", ()
@@ -96,6 +115,8 @@ def record_columns(db_path: Path, site: str, as_of: str | None = None) -> list[s
     """Every field name of the selected records (first pass of a CSV export), sorted."""
     where, args = _records_sql(as_of)
     with _reading(db_path, site) as db:
+        if as_of is not None:
+            _check_retention(db, db_path, site, as_of)
         rows = db.execute(
             "SELECT DISTINCT j.key FROM records, json_each(records.values_json) AS j "
             f"WHERE site = ? AND {where} ORDER BY j.key",
@@ -111,6 +132,8 @@ def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator
     """
     where, args = _records_sql(as_of)
     with _reading(db_path, site) as db:
+        if as_of is not None:
+            _check_retention(db, db_path, site, as_of)
         cursor = db.execute(
             "SELECT key, valid_from, valid_to, run_id, values_json FROM records "
             f"WHERE site = ? AND {where} ORDER BY key",
@@ -120,6 +143,17 @@ def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator
             row: dict[str, Any] = dict(zip(_META, (key, valid_from, valid_to, run_id), strict=True))
             row.update(json.loads(values))
             yield row
+
+
+def rekeyed_count(db_path: Path, site: str, key_fields: Sequence[str]) -> int:
+    """How many current records of ``site`` are stored under another key than ``key_fields``
+    make of their values (the selector file's key changed and no complete run of the new
+    version has retired them yet, see :mod:`anchorpath.runner.store.commit`)."""
+    with _reading(db_path, site) as db:
+        rows = db.execute(
+            "SELECT key, values_json FROM records WHERE site = ? AND is_current = 1", (site,)
+        )
+        return sum(1 for key, values in rows if record_key(json.loads(values), key_fields) != key)
 
 
 def iter_events(db_path: Path, site: str, since: str | None = None) -> Iterator[dict[str, Any]]:

@@ -5,22 +5,32 @@ in :mod:`anchorpath.runner.policy`."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from anchorpath._errors import StoreError
 from anchorpath.runner.store.database import Store
 
 __all__ = [
+    "KEY_FILE",
     "DeletionRow",
     "StopRow",
     "active_stop",
     "add_deletion",
     "deletions",
+    "forgotten",
+    "key_hash",
     "lift_stop",
     "policy_history",
     "record_policy",
+    "retention_start",
 ]
 
 
@@ -53,6 +63,7 @@ class DeletionRow:
     key_hashes: tuple[str, ...]
     counts: Mapping[str, int]
     files: tuple[str, ...]
+    cutoff: str | None = None
 
 
 def record_policy(
@@ -133,11 +144,13 @@ def add_deletion(
     key_hashes: Sequence[str],
     counts: Mapping[str, int],
     files: Sequence[str],
+    cutoff: str | None = None,
 ) -> tuple[str, Sequence[Any]]:
-    """The INSERT of one audit row, to run in the transaction that deletes."""
+    """The INSERT of one audit row, to run in the transaction that deletes (``cutoff``: the
+    start of the retention window a purge kept)."""
     return (
-        "INSERT INTO deletions (site, at, by, reason, kind, key_hashes, counts_json, files_json) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO deletions (site, at, by, reason, kind, key_hashes, counts_json, "
+        "files_json, cutoff) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             site,
             at,
@@ -147,6 +160,7 @@ def add_deletion(
             json.dumps(list(key_hashes)),
             json.dumps(dict(counts), sort_keys=True),
             json.dumps(list(files)),
+            cutoff,
         ),
     )
 
@@ -154,11 +168,55 @@ def add_deletion(
 def deletions(store: Store, site: str) -> list[DeletionRow]:
     """The site's audit rows, oldest first."""
     rows = store.query(
-        "SELECT id, site, at, by, reason, kind, key_hashes, counts_json, files_json "
+        "SELECT id, site, at, by, reason, kind, key_hashes, counts_json, files_json, cutoff "
         "FROM deletions WHERE site = ? ORDER BY id",
         (site,),
     )
     return [
-        DeletionRow(i, s, a, b, r, k, tuple(json.loads(h)), json.loads(c), tuple(json.loads(f)))
-        for i, s, a, b, r, k, h, c, f in rows
+        DeletionRow(
+            i, s, a, b, r, k, tuple(json.loads(h)), json.loads(c), tuple(json.loads(f)), cut
+        )
+        for i, s, a, b, r, k, h, c, f, cut in rows
     ]
+
+
+def retention_start(store: Store, site: str) -> str | None:
+    """The start of the window the site's latest purge kept (None: never purged)."""
+    rows = store.query(
+        "SELECT MAX(cutoff) FROM deletions WHERE site = ? AND kind = 'purge'", (site,)
+    )
+    return rows[0][0] if rows and rows[0][0] else None
+
+
+#: The secret of the keyed hashes, beside the database (created 0600 on first use).
+KEY_FILE = "deletions.key"
+
+
+def _secret(state_dir: Path) -> bytes:
+    path = state_dir / KEY_FILE
+    try:
+        if path.is_file():
+            return path.read_bytes()
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            key = secrets.token_bytes(32)
+            fh.write(key)
+        return key
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read or create the deletion key: {exc}") from exc
+
+
+def key_hash(store: Store, site: str, key: str) -> str:
+    """HMAC-SHA256 of ``site`` and ``key`` under the state directory's secret: shown a key,
+    the audit says whether it was forgotten; it never tells the key itself."""
+    mac = hmac.new(_secret(store.path.parent), f"{site}\0{key}".encode(), hashlib.sha256)
+    return mac.hexdigest()
+
+
+def forgotten(store: Store, site: str) -> set[str]:
+    """The keyed hashes of every key ``anchorpath forget`` removed from the site."""
+    rows = store.query(
+        "SELECT key_hashes FROM deletions WHERE site = ? AND kind = 'forget'", (site,)
+    )
+    return {h for (text,) in rows for h in json.loads(text)}
