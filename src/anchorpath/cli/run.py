@@ -179,8 +179,8 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     if result.took_over_lock:
         holder = result.took_over_lock
         console.print(
-            f"[yellow]took over a stale lock of pid {holder.get('pid')} "
-            f"(started {holder.get('started')}, no longer running)[/]"
+            f"[yellow]took over a stale lock of pid {holder.pid} "
+            f"(started {holder.started}, no longer running)[/]"
         )
     _print_events(result, console)
     _print_notes(result, console)
