@@ -24,7 +24,7 @@ sites of a repetition into one state directory, each from its own origin (as ``r
 and splits part 1's CPU per site into the per-site fixed costs of ``run --all``: *setup* (from
 ``crawl_site`` starting to the site's first request), *post-crawl* (from the last page's
 progress event to ``crawl_site`` returning: closing the fetcher, validation, field
-statistics) and *finish* (``_Run.finish``: the gate, commit, report files, checkpoint removal;
+statistics) and *finish* (``Run.finish``: the gate, commit, report files, checkpoint removal;
 without the drift baseline's *seed*, which ``run --all`` computes while the sites crawl).
 """
 
@@ -53,6 +53,7 @@ from anchorpath.fetch.http import HttpClient
 from anchorpath.runner import pipeline
 from anchorpath.runner.drift import gate
 from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.progress import PageRead
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.selectors.load import load_selector_file
 
@@ -75,16 +76,16 @@ class Phases:
         self.began: float | None = None  # crawl_site started, no request sent yet
 
     def install(self) -> None:
-        crawl, finish, send = pipeline.crawl_site, pipeline._Run.finish, HttpClient.send
+        crawl, finish, send = pipeline.crawl_site, pipeline.Run.finish, HttpClient.send
         seed_for = gate.seed_for
 
         def timed_crawl(job: Any, factory: Any, progress: Any) -> Any:
             last = [0.0]
 
-            def on(kind: str, data: Any) -> None:
-                if kind == "page":
+            def on(event: Any) -> None:
+                if isinstance(event, PageRead):
                     last[0] = time.process_time()
-                progress(kind, data)
+                progress(event)
 
             self.began = time.process_time()
             out = crawl(job, factory, on)
@@ -113,7 +114,7 @@ class Phases:
             return out
 
         pipeline.crawl_site = timed_crawl  # type: ignore[assignment]
-        pipeline._Run.finish = timed_finish  # type: ignore[method-assign,assignment]
+        pipeline.Run.finish = timed_finish  # type: ignore[method-assign,assignment]
         HttpClient.send = timed_send  # type: ignore[method-assign,assignment]
         gate.seed_for = timed_seed
 

@@ -55,6 +55,8 @@ from anchorpath.prune import estimate_tokens  # noqa: E402
 from anchorpath.selectors.load import dump_selector_file  # noqa: E402
 
 HEADING = "## LLM-assisted authoring on SWDE (field names only)"
+#: The CLI's [llm] defaults (token budget, perturbation rounds), used unless overridden.
+CLI_LLM = LLMConfig()
 
 
 @dataclass
@@ -103,7 +105,11 @@ def run_llm(
     budget: int,
     cache: Path,
     srv: FakeOpenAIServer,
+    allow_constant: bool = False,
 ) -> Variant:
+    """One LLM authoring of ``site``: ``author_with_llm``, the function behind ``anchorpath
+    author new-site --field … --yes`` (page-type pattern induced from the seed URLs, the CLI's
+    perturbation rounds; ``allow_constant`` False as under ``--yes`` unless asked)."""
     v = Variant(name)
     model = srv.answer
     seeds = [seed_from_html(p.html, p.url, source=p.key) for p in site.seeds]
@@ -116,7 +122,15 @@ def run_llm(
     noisy_before = model.noisy_answers if isinstance(model, TruthModel) else 0
     t0 = time.perf_counter()
     try:
-        out = author_with_llm(site.name, seeds, client, fields, budget=budget)
+        out = author_with_llm(
+            site.name,
+            seeds,
+            client,
+            fields,
+            budget=budget,
+            perturbation_rounds=CLI_LLM.perturbation_rounds,
+            allow_constant=allow_constant,
+        )
     except Exception as exc:  # report, keep benchmarking
         v.error = f"{type(exc).__name__}: {exc}"
         return v
@@ -175,7 +189,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=swde.DEFAULT_DATA)
     ap.add_argument("--sites", nargs="*")
     ap.add_argument("--max-pages", type=int, default=60, help="held-out pages per site")
-    ap.add_argument("--budget", type=int, default=500, help="token budget per seed")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        default=CLI_LLM.token_budget,
+        help="token budget per seed (default: the CLI's [llm] token_budget)",
+    )
+    ap.add_argument(
+        "--allow-constant",
+        action="store_true",
+        help="as `author new-site --allow-constant` (default: as under --yes, a field with "
+        "the same value on every seed is left out)",
+    )
     ap.add_argument("--noise", type=float, default=0.3, help="share of wrong answers (noisy run)")
     ap.add_argument("--more-noise", type=float, default=0.6, help="a second, noisier run (0: skip)")
     ap.add_argument("--write-results", action="store_true", help="update bench/RESULTS.md")
@@ -199,19 +224,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         truth = _truth(site)
         with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(TruthModel(truth)) as srv:
             cache = Path(tmp)
-            res["llm"] = run_llm(site, fields, "llm", budget=args.budget, cache=cache, srv=srv)
-            res["again"] = run_llm(site, fields, "again", budget=args.budget, cache=cache, srv=srv)
-            res["full"] = run_llm(site, fields, "full", budget=10**9, cache=cache / "f", srv=srv)
+            res["llm"] = run_llm(
+                site,
+                fields,
+                "llm",
+                budget=args.budget,
+                cache=cache,
+                srv=srv,
+                allow_constant=args.allow_constant,
+            )
+            res["again"] = run_llm(
+                site,
+                fields,
+                "again",
+                budget=args.budget,
+                cache=cache,
+                srv=srv,
+                allow_constant=args.allow_constant,
+            )
+            res["full"] = run_llm(
+                site,
+                fields,
+                "full",
+                budget=10**9,
+                cache=cache / "f",
+                srv=srv,
+                allow_constant=args.allow_constant,
+            )
         noisy = TruthModel(truth, noise=args.noise)
         with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(noisy) as srv:
             res["noisy"] = run_llm(
-                site, fields, "noisy", budget=args.budget, cache=Path(tmp), srv=srv
+                site,
+                fields,
+                "noisy",
+                budget=args.budget,
+                cache=Path(tmp),
+                srv=srv,
+                allow_constant=args.allow_constant,
             )
         if args.more_noise > 0:
             noisier = TruthModel(truth, noise=args.more_noise)
             with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(noisier) as srv:
                 res["noisier"] = run_llm(
-                    site, fields, "noisier", budget=args.budget, cache=Path(tmp), srv=srv
+                    site,
+                    fields,
+                    "noisier",
+                    budget=args.budget,
+                    cache=Path(tmp),
+                    srv=srv,
+                    allow_constant=args.allow_constant,
                 )
         for k in ("llm", "full", "noisy", "noisier"):
             if k in res:

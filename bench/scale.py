@@ -209,7 +209,7 @@ def run_many(
         began, cpu = time.monotonic(), time.process_time()
         result = run_all(opts, executor=executor)
         took, cpu = time.monotonic() - began, time.process_time() - cpu
-    fetched = sum(s.counts()["pages"] for s in result.sites)
+    fetched = sum(s.counts().pages for s in result.sites)
     verdicts = sorted({s.verdict for s in result.sites})
     bound = pages * delay
     return {

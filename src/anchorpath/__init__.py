@@ -32,8 +32,10 @@ from anchorpath._errors import (
     SelectorEvaluationError,
     SelectorFileError,
     SelectorValidationError,
+    SiteStopped,
     StoreError,
     UnsafeRequest,
+    WorkerFailed,
 )
 from anchorpath._version import __version__
 from anchorpath.api import RecordRows, extract, load, records, run
@@ -70,8 +72,10 @@ __all__ = [
     "SelectorFile",
     "SelectorFileError",
     "SelectorValidationError",
+    "SiteStopped",
     "StoreError",
     "UnsafeRequest",
+    "WorkerFailed",
     "__version__",
     "extract",
     "load",

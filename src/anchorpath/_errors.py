@@ -22,6 +22,8 @@ and chained as ``__cause__`` so the message names the file, field or URL involve
     ├── ArchiveError                a WARC file cannot be written or read
     ├── StoreError                  the SQLite state cannot be read or written
     ├── RunError                    a run cannot start (lock held, no such site, ...)
+    │   ├── WorkerFailed                a task failed twice on executor workers
+    │   └── SiteStopped                 the site is stopped until ``anchorpath resume``
     ├── BundleError                 a drift bundle cannot be written or read
     ├── ReviewError                 ``diff``/``check`` cannot read a version (git, history, state)
     └── AuthoringError              authoring cannot produce a selector file
@@ -53,8 +55,10 @@ __all__ = [
     "SelectorEvaluationError",
     "SelectorFileError",
     "SelectorValidationError",
+    "SiteStopped",
     "StoreError",
     "UnsafeRequest",
+    "WorkerFailed",
 ]
 
 
@@ -160,6 +164,10 @@ class StoreError(AnchorpathError):
 
 class RunError(AnchorpathError):
     """A run cannot start or continue (lock held by a live run, unknown site, ...)."""
+
+
+class WorkerFailed(RunError):
+    """A task failed twice on executor workers (the worker died or could not run it)."""
 
 
 class SiteStopped(RunError):

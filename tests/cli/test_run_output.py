@@ -78,3 +78,7 @@ def test_new_events_show_their_values(tmp_path: Path) -> None:
     r.events = [Event("B1", "new", {"author": (None, "Kim"), "title": (None, "Game Over")})]
     out = _print(r)
     assert "author: Kim; title: Game Over" in out and "∅" not in out
+    many = {f"f{i}": (None, f"value {i} " + "x" * 40) for i in range(6)}
+    r.events = [Event("B2", "new", many)]
+    out = _print(r)  # a glimpse: three values, each cut short
+    assert "f0: value 0 xxxxxxxxxxxxxxx…; f1:" in out and "; +3 more" in out and "f3:" not in out

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from anchorpath._config import FetchConfig
-from anchorpath._errors import RobotsDisallowed
+from anchorpath._errors import FetchFailed, RobotsDisallowed
 from anchorpath.fetch.polite import PoliteFetcher
 from anchorpath.fetch.testing import FaultServer, ok
 from anchorpath.fetch.warc import WarcReader, WarcWriter
@@ -80,3 +80,40 @@ def test_waits_for_the_anchor_built_by_scripts_and_replays_scripts(tmp_path: Pat
         counters = fetcher.counters.as_dict()
         assert counters["rendered"] == 2
         assert 0 < counters["render_seconds"] < 20 and counters["browser_launch_seconds"] > 0
+
+
+@pytest.mark.slow
+def test_the_json_a_page_loads_is_reported_for_discovery(tmp_path: Path) -> None:
+    page = (
+        b"<html><body><div id=out>wait</div><script>"
+        b"fetch('/api/items.json').then(r => r.json()).then(d => "
+        b"{document.getElementById('out').textContent = d.title;});"
+        b"fetch('/private/x.json').catch(() => {});</script></body></html>"
+    )
+    routes = {
+        "/page": ok(page),
+        "/api/items.json": ok(b'{"title": "from api"}', "application/json"),
+    }
+    with (
+        FaultServer(routes, robots="User-agent: *\nDisallow: /private/\n") as site,
+        PoliteFetcher(CONFIG) as fetcher,
+    ):
+        result = fetcher.fetch(site.url("/page"), render="browser", wait_for="//div[.='from api']")
+    assert result.loaded == (site.url("/api/items.json"),)  # a robots-disallowed one is not
+
+
+@pytest.mark.slow
+def test_a_page_served_as_octet_stream_is_rendered_when_its_bytes_are_html() -> None:
+    """Chromium takes application/octet-stream for a download; the page's bytes are HTML, so
+    it is rendered as a browser without a type would (a binary body stays refused)."""
+    page = b"<!doctype html><html><body><h1 id=t>static</h1><script>"
+    page += b"document.getElementById('t').textContent = 'rendered';</script></body></html>"
+    routes = {
+        "/book/1": ok(page, "application/octet-stream"),
+        "/file": ok(b"PK\x03\x04" + b"\x00" * 64, "application/octet-stream"),
+    }
+    with FaultServer(routes) as site, PoliteFetcher(CONFIG) as fetcher:  # type: ignore[arg-type]
+        result = fetcher.fetch(site.url("/book/1"), render="browser")
+        assert b"rendered" in result.body and result.status == 200
+        with pytest.raises(FetchFailed, match="served as a download, and its bytes are not HTML"):
+            fetcher.fetch(site.url("/file"), render="browser")

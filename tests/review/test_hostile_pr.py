@@ -172,6 +172,23 @@ def test_deep_json_is_one_line_in_every_command(
         assert "Traceback" not in res.output
 
 
+def test_deep_or_huge_values_where_the_schema_wants_a_string_are_one_short_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 900 levels parse, but jsonschema would walk and repeat them; a 100 KB id is repeated.
+    monkeypatch.chdir(repo)
+    text = (repo / "selectors" / f"{SITE}.json").read_text(encoding="utf-8")
+    for value, want in [
+        ("[" * 900 + "]" * 900, "JSON nested deeper than 64 levels"),
+        ('"' + "x" * 100_000 + '"', "is too long"),
+    ]:
+        bad = text.replace(f'"id": "{SITE}"', f'"id": {value}', 1)
+        (repo / "selectors" / f"{SITE}.json").write_text(bad, encoding="utf-8")
+        res = cli("validate", f"selectors/{SITE}.json")
+        assert res.exit_code == 1 and want in res.stderr
+        assert len(res.stderr) < 600 and "Traceback" not in res.output
+
+
 def test_odd_file_names_work_and_are_quoted(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(repo)
     data = _selector(repo)

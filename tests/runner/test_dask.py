@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from anchorpath.runner.executor import DaskExecutor, WorkerFailed
+from anchorpath._errors import WorkerFailed
+from anchorpath.runner.executor import DaskExecutor
+from anchorpath.runner.progress import no_progress
 
 from .conftest import replay_matches_threads, run_all_matches_threads
 
@@ -21,7 +23,8 @@ def test_run_all_on_dask_gives_the_local_executors_store(dask_cluster: Any, tmp_
     executor = DaskExecutor(dask_cluster.scheduler_address)
     try:
         # progress came back from the workers
-        assert {"start", "page", "done"} <= run_all_matches_threads(executor, tmp_path)
+        kinds = run_all_matches_threads(executor, tmp_path)
+        assert {"RunStarted", "PageRead", "SiteDone"} <= kinds
     finally:
         executor.close()
 
@@ -51,15 +54,11 @@ def test_a_task_whose_worker_dies_is_retried_once_then_reported(
     executor = DaskExecutor(dask_cluster.scheduler_address)
     try:
         out = dict(
-            executor.run(
-                die_once, [0, 1], progress=lambda k, d: None, io_bound=False, max_in_flight=2
-            )
+            executor.run(die_once, [0, 1], progress=no_progress, io_bound=False, max_in_flight=2)
         )
         assert out == {0: 0, 1: 10}
         [(i, err)] = list(
-            executor.run(
-                die_always, [7], progress=lambda k, d: None, io_bound=False, max_in_flight=1
-            )
+            executor.run(die_always, [7], progress=no_progress, io_bound=False, max_in_flight=1)
         )
         assert i == 0 and isinstance(err, WorkerFailed)
     finally:

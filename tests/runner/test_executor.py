@@ -3,13 +3,13 @@ test_workers.py; Dask: test_dask.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from anchorpath._errors import ConfigError
 from anchorpath.runner.executor import ExecutorSpec, LocalExecutor, open_executor, parse_executor
+from anchorpath.runner.progress import Note
 
 
 def test_parse_executor_local_and_dask() -> None:
@@ -36,21 +36,21 @@ def test_parse_executor_rejects_bad_addresses_in_one_line(text: str) -> None:
 
 
 def _square(progress: Any, item: int) -> int:
-    progress("item", {"n": item})
+    progress(Note(str(item)))
     if item == 3:
         raise ValueError("three")
     return item * item
 
 
 def test_local_executor_returns_results_and_exceptions_by_index() -> None:
-    seen: list[Mapping[str, Any]] = []
+    seen: list[Any] = []
     pool = open_executor(ExecutorSpec("local"))
     assert isinstance(pool, LocalExecutor)
     out = dict(
         pool.run(
             _square,
             [1, 2, 3, 4],
-            progress=lambda kind, data: seen.append(data),
+            progress=seen.append,
             io_bound=True,
             max_in_flight=2,
         )
@@ -58,4 +58,4 @@ def test_local_executor_returns_results_and_exceptions_by_index() -> None:
     pool.close()
     assert {i: out[i] for i in (0, 1, 3)} == {0: 1, 1: 4, 3: 16}
     assert isinstance(out[2], ValueError)
-    assert sorted(d["n"] for d in seen) == [1, 2, 3, 4]
+    assert sorted(int(e.message) for e in seen) == [1, 2, 3, 4]

@@ -20,11 +20,14 @@ from anchorpath.fetch.mock import MockFetcher, Route
 from anchorpath.fetch.result import FetchResult
 from anchorpath.runner.drift.validate import RecordValidator, record_schema
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import _Run, crawl_site, run_site
+from anchorpath.runner.pipeline import Run, crawl_site, run_site
+from anchorpath.runner.progress import no_progress
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.commit import record_key
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data
+
+from ..conftest import dump
 
 ORIGIN = "http://synth.test"
 PER_PAGE = 5
@@ -203,10 +206,10 @@ def test_days_one_two_three(tmp_path: Path, selectors_dir: Path) -> None:
     assert set(changed.fields) == {"name", "updated_on"}
 
     store = Store.in_state_dir(state)
-    before = store.dump()
+    before = dump(store)
     r3 = run(selectors_dir, state, render_site(2, template="renewal"))
     assert (r3.verdict, r3.exit_code) == ("drift", 3)
-    assert store.dump() == before  # nothing committed
+    assert dump(store) == before  # nothing committed
     assert r3.bundle is not None and (r3.bundle / "bundle.json").is_file()
     assert (r3.run_dir / "alert.json").is_file()
     assert (r3.run_dir / "quarantine" / "records.jsonl").is_file()
@@ -222,11 +225,11 @@ def test_refused_start_url_stops_the_site_and_changes_nothing(
 ) -> None:
     state = tmp_path / "state"
     run(selectors_dir, state, render_site(1))
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     r = run(selectors_dir, state, render_site(2), refuse=True)
     assert (r.verdict, r.exit_code) == ("stopped", 5)
     assert r.events == []
-    assert Store.in_state_dir(state).dump() == before
+    assert dump(Store.in_state_dir(state)) == before
 
 
 def test_partial_crawl_never_withdraws(tmp_path: Path, selectors_dir: Path) -> None:
@@ -263,13 +266,13 @@ def test_empty_source(tmp_path: Path, selectors_dir: Path) -> None:
     (selectors_dir / "synth.json").write_text(json.dumps(sel, ensure_ascii=False))
     r = run(selectors_dir, tmp_path / "state", pages)
     assert (r.verdict, r.exit_code) == ("empty-source", 0)
-    assert Store.in_state_dir(tmp_path / "state").dump()["records"] == []
+    assert dump(Store.in_state_dir(tmp_path / "state"))["records"] == []
 
 
 def test_resume_after_kill_gives_the_same_database(tmp_path: Path, selectors_dir: Path) -> None:
     pages = render_site(1)
     ref = run(selectors_dir, tmp_path / "ref", pages)
-    expected = Store.in_state_dir(tmp_path / "ref").dump()
+    expected = dump(Store.in_state_dir(tmp_path / "ref"))
 
     state = tmp_path / "state"
     first: list[str] = []
@@ -290,7 +293,7 @@ def test_resume_after_kill_gives_the_same_database(tmp_path: Path, selectors_dir
     assert not set(second) & set(first)  # nothing archived in this run is fetched again
     assert r.replayed == 1
     assert len(first) + len(second) == ref.pages
-    assert Store.in_state_dir(state).dump() == expected
+    assert dump(Store.in_state_dir(state)) == expected
     assert [e.key for e in r.events] == [e.key for e in ref.events]
     assert not list((state / "runs" / "synth").glob("*/checkpoint.json"))
 
@@ -400,10 +403,10 @@ def test_a_broken_drift_check_fails_the_run_instead_of_passing_it(
         raise RuntimeError("drift check is broken")
 
     monkeypatch.setattr(gate, "check_drift", broken)
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     with pytest.raises(RuntimeError, match="drift check is broken"):
         run(selectors_dir, state, render_site(2))
-    assert Store.in_state_dir(state).dump() == before  # nothing committed
+    assert dump(Store.in_state_dir(state)) == before  # nothing committed
 
 
 def test_a_missing_drift_module_fails_the_run_command(tmp_path: Path, selectors_dir: Path) -> None:
@@ -471,7 +474,7 @@ def test_a_retried_crawl_of_a_new_run_continues_from_what_it_saved(
     store = Store(state / DB_NAME)
     opts = RunOptions("synth", selectors_dir, state, base_url=ORIGIN)
     sf_path = selectors_dir / "synth.json"
-    prepared = _Run(opts, load_selector_file(sf_path), sf_path, store, _quiet)
+    prepared = Run(opts, load_selector_file(sf_path), sf_path, store, no_progress)
     job = prepared.prepare()
     assert not job.run_dir.exists() and job.fresh is not None
     first: list[str] = []
@@ -486,15 +489,11 @@ def test_a_retried_crawl_of_a_new_run_continues_from_what_it_saved(
         return answer
 
     with pytest.raises(Killed):
-        crawl_site(job, MockFetcher.factory(route(first, 4)), _quiet)
+        crawl_site(job, MockFetcher.factory(route(first, 4)), no_progress)
     second: list[str] = []
-    out = crawl_site(job, MockFetcher.factory(route(second, None)), _quiet)
+    out = crawl_site(job, MockFetcher.factory(route(second, None)), no_progress)
     assert out.checkpoint.attempts == 2
     assert out.checkpoint.run_id == job.fresh.run_id
     assert not set(second) & set(first[:3])
     assert len(out.checkpoint.pages) == len(first[:3]) + len(second)
     store.close()
-
-
-def _quiet(kind: str, data: Any) -> None:
-    return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.checkpoint import Checkpoint, save_checkpoint
+from anchorpath.runner.checkpoint import save_checkpoint
+from anchorpath.runner.model import Checkpoint
 from anchorpath.runner.resume import find_unfinished, options_fingerprint, what_changed
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.runner.store.database import Store
@@ -35,7 +36,11 @@ def test_abandoned_run_note_says_what_changed(tmp_path: Path) -> None:
     notes: list[str] = []
     with Store.in_state_dir(tmp_path / "state") as store:
         found = find_unfinished(
-            opts, "books", "sha-1", store, lambda k, d: notes.append(str(d.get("message")))
+            opts,
+            "books",
+            "sha-1",
+            store,
+            lambda event: notes.append(str(getattr(event, "message", ""))),
         )
     assert found is None
     assert options_fingerprint(opts)["base_url"] == "http://h:1"

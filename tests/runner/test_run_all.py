@@ -18,10 +18,12 @@ import pytest
 from anchorpath._errors import RunError
 from anchorpath.demo import DemoServer, write_site_file
 from anchorpath.runner import run_all as run_all_module
+from anchorpath.runner.progress import PageRead, ProgressEvent, SiteCrawled
 from anchorpath.runner.run_all import RunAllOptions, discover_sites, origin_groups, run_all
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.load import load_selector_file
 
+from ..conftest import dump
 from .conftest import fast
 
 
@@ -122,7 +124,7 @@ def test_failing_sites_do_not_stop_the_others_and_the_worst_verdict_wins(tmp_pat
         (sel / "broken.json").write_text("{not json", encoding="utf-8")
         result = run_all(RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()))
     by_site = {s.site: s for s in result.sites}
-    assert by_site["good"].verdict == "ok" and by_site["good"].counts()["new"] == 64
+    assert by_site["good"].verdict == "ok" and by_site["good"].counts().new == 64
     assert by_site["refusing"].verdict == "stopped"  # 403 on its start URL
     assert by_site["broken"].verdict == "error" and "broken.json" in str(by_site["broken"].reason)
     assert result.exit_code == 5  # stopped > blocked > drift > error > ok
@@ -190,20 +192,20 @@ def test_page_events_are_coalesced_and_the_last_one_comes_before_crawled(
 ) -> None:
     monkeypatch.setattr(run_all_module, "PROGRESS_SECONDS", 60.0)
     sel, state = tmp_path / "selectors", tmp_path / "state"
-    events: list[tuple[str, dict[str, Any]]] = []
+    events: list[ProgressEvent] = []
     with DemoServer(day=1) as srv:
         write_site_file(sel, srv.base_url, site_id="board", max_pages=5)
         result = run_all(
             RunAllOptions(selectors_dir=sel, state_dir=state, settings=fast()),
-            progress=lambda kind, data: events.append((kind, dict(data))),
+            progress=events.append,
         )
     [site] = result.sites
-    kinds = [k for k, _ in events]
-    pages = [d for k, d in events if k == "page"]
+    kinds = [type(e) for e in events]
+    pages = [e for e in events if isinstance(e, PageRead)]
     # the first page at once, then only the latest, just before the site's next event
-    assert len(pages) == 2 and kinds[kinds.index("crawled") - 1] == "page"
-    assert pages[-1]["done"] == site.counts()["pages"] > pages[0]["done"]
-    assert pages[-1]["records"] == site.counts()["records"] and pages[-1]["site"] == "board"
+    assert len(pages) == 2 and kinds[kinds.index(SiteCrawled) - 1] is PageRead
+    assert pages[-1].done == site.counts().pages > pages[0].done
+    assert pages[-1].records == site.counts().records and pages[-1].site == "board"
 
 
 @pytest.mark.slow
@@ -289,6 +291,6 @@ def test_kill_9_of_run_all_resumes_every_unfinished_site(tmp_path: Path) -> None
     for site in ("dmf-a", "dmf-b"):
         report = next((state / "runs" / site).glob("*/report.json"))
         assert json.loads(report.read_text(encoding="utf-8"))["resumed"] is True
-        assert Store.in_state_dir(state).dump(site) == Store.in_state_dir(tmp_path / "ref").dump(
-            site
+        assert dump(Store.in_state_dir(state), site) == dump(
+            Store.in_state_dir(tmp_path / "ref"), site
         )

@@ -5,13 +5,14 @@ once."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from anchorpath.runner.executor import WorkerFailed
+from anchorpath._errors import WorkerFailed
+from anchorpath.runner.progress import Note
 from anchorpath.runner.workers import ProcessExecutor
 
 from .conftest import replay_matches_threads, run_all_matches_threads
@@ -30,7 +31,7 @@ def pool() -> Iterator[ProcessExecutor]:
 
 
 def square(progress: Any, item: int) -> tuple[int, int]:
-    progress("step", {"item": item})
+    progress(Note(str(item)))
     return item * item, os.getpid()
 
 
@@ -50,12 +51,12 @@ def die_always(progress: Any, item: int) -> int:
 
 
 def run(pool: ProcessExecutor, fn: Any, items: list[Any], **kw: Any) -> dict[int, Any]:
-    seen: list[tuple[str, Mapping[str, Any]]] = []
+    seen: list[Any] = []
     out = dict(
         pool.run(
             fn,
             items,
-            progress=lambda kind, data: seen.append((kind, data)),
+            progress=seen.append,
             io_bound=kw.get("io_bound", False),
             max_in_flight=kw.get("max_in_flight", 4),
         )
@@ -67,12 +68,12 @@ def run(pool: ProcessExecutor, fn: Any, items: list[Any], **kw: Any) -> dict[int
 def test_tasks_run_in_both_worker_processes_and_progress_comes_back(
     pool: ProcessExecutor,
 ) -> None:
-    seen: list[tuple[str, Mapping[str, Any]]] = []
+    seen: list[Any] = []
     out = run(pool, square, list(range(8)), io_bound=True, max_in_flight=8, progress=seen)
     assert {i: r[0] for i, r in out.items()} == {i: i * i for i in range(8)}
     pids = {r[1] for r in out.values()}
     assert len(pids) == 2 and os.getpid() not in pids  # spread evenly over the two workers
-    assert sorted(d["item"] for k, d in seen if k == "step") == list(range(8))
+    assert sorted(int(e.message) for e in seen if isinstance(e, Note)) == list(range(8))
 
 
 def test_a_task_error_comes_back_as_its_exception(pool: ProcessExecutor) -> None:
@@ -93,7 +94,7 @@ def test_a_task_whose_worker_dies_is_retried_once_then_reported(
 def test_run_all_on_worker_processes_gives_the_threads_store(
     pool: ProcessExecutor, tmp_path: Path
 ) -> None:
-    assert {"start", "page", "done"} <= run_all_matches_threads(pool, tmp_path)
+    assert {"RunStarted", "PageRead", "SiteDone"} <= run_all_matches_threads(pool, tmp_path)
 
 
 def test_replay_on_worker_processes_gives_the_threads_replay(

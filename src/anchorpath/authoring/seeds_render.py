@@ -105,11 +105,10 @@ def render_seeds(
                         fetcher = PoliteFetcher(settings.fetch)
                     result = fetcher.fetch(seed, render="browser", wait_for=wait)
                     _check_waited(seed, result.body, wait, settings)
-                    out.append(
-                        seed_from_html(
-                            result.body, given or result.final_url, source=seed, charset="utf-8"
-                        )
+                    rendered = seed_from_html(
+                        result.body, given or result.final_url, source=seed, charset="utf-8"
                     )
+                    out.append(replace(rendered, loaded=result.loaded))
                     continue
                 base = load_seed(seed, url=given)  # URL, url_from and the bytes' sha256
                 text, _codec = decode_html(Path(seed).read_bytes())

@@ -137,12 +137,17 @@ def _pick_page_type(sf: Any, name: str | None) -> str:
 
 def _fixture_seeds(sf: Any, path: Path, page_type: str) -> list[Any]:
     from anchorpath.authoring.seeds import load_seed
+    from anchorpath.selectors.load import fixture_path
 
     rx = re.compile(sf.page_types[page_type].match)
     out = []
     for f in sf.fixtures:
-        if rx.search(f.url) and (path.parent / f.page).is_file():
-            out.append(load_seed(str(path.parent / f.page), url=f.url))
+        try:  # only inside fixtures/ next to the file, as everywhere
+            page = fixture_path(path, f.page)
+        except OSError:
+            continue
+        if rx.search(f.url) and page.is_file():
+            out.append(load_seed(str(page), url=f.url))
         if len(out) == EDIT_SEEDS:
             break
     if not out:
@@ -238,7 +243,7 @@ def edit_cmd(
             pages = _fixture_seeds(sf, path, name)
         source = None
         if examples_path:
-            from anchorpath.cli.author import read_examples
+            from anchorpath.authoring.inputs import read_examples
 
             source = ExampleValues(read_examples(examples_path))
     except AnchorpathError as exc:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
@@ -22,8 +20,15 @@ from anchorpath.cli.options import (
     state_option,
 )
 from anchorpath.runner.executor import open_executor, parse_executor
+from anchorpath.runner.progress import (
+    ProgressEvent,
+    ReplayPlanned,
+    RunReplayed,
+    RunsChecked,
+    ShardsRead,
+)
 from anchorpath.runner.replay.plan import ReplayOptions, parse_time
-from anchorpath.runner.replay.report import ReplayResult
+from anchorpath.runner.replay.report import ReplayReport
 from anchorpath.runner.replay.run import replay_site
 
 __all__ = ["COMMANDS", "replay_cmd"]
@@ -35,26 +40,24 @@ class _Display:
         self.task = progress.add_task("reading archived pages", total=None)
         self.pages = 0
 
-    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
-        if kind == "plan":
-            total = int(data.get("shards", 0)) + int(data.get("runs", 0))
-            self.progress.update(self.task, total=total)
-        elif kind == "shard":  # one or more shards (``shards``)
-            self.pages += int(data.get("pages", 0))
-            self.progress.update(
-                self.task,
-                advance=int(data.get("shards", 1)),
-                description=f"reading archived pages ({self.pages})",
-            )
-        elif kind == "checked":  # one or more runs (``runs``)
-            self.progress.update(
-                self.task, advance=int(data.get("runs", 1)), description="validating, measuring"
-            )
-        elif kind == "run":
-            self.progress.update(self.task, description=f"gate: run {data.get('run_id')}")
+    def __call__(self, event: ProgressEvent) -> None:
+        match event:
+            case ReplayPlanned(runs=runs, shards=shards):
+                self.progress.update(self.task, total=shards + runs)
+            case ShardsRead(shards=shards, pages=pages):
+                self.pages += pages
+                self.progress.update(
+                    self.task, advance=shards, description=f"reading archived pages ({self.pages})"
+                )
+            case RunsChecked(runs=runs):
+                self.progress.update(self.task, advance=runs, description="validating, measuring")
+            case RunReplayed(run_id=run_id):
+                self.progress.update(self.task, description=f"gate: run {run_id}")
+            case _:
+                pass
 
 
-def print_replay(result: ReplayResult, console: Console, elapsed: float) -> None:
+def print_replay(result: ReplayReport, console: Console, elapsed: float) -> None:
     """One line per replayed run: what the store recorded and what version N gives."""
     table = Table(
         title=f"replay {result.site} with selector version {result.version} "
@@ -65,16 +68,16 @@ def print_replay(result: ReplayResult, console: Console, elapsed: float) -> None
         table.add_column(col, justify="right" if col in ("pages", "records") else "left")
     table.add_column("same events")
     for r in result.runs:
-        kinds = [e.kind for e in r.events]
+        n = r.counts()
         table.add_row(
             r.run_id,
             f"{r.original_verdict} (v{r.original_version})",
             r.verdict,
             str(r.pages),
             str(r.records),
-            str(kinds.count("new")),
-            str(kinds.count("changed")),
-            str(kinds.count("withdrawn")),
+            str(n["new"]),
+            str(n["changed"]),
+            str(n["withdrawn"]),
             "yes" if r.same_events() else "[yellow]no[/]",
         )
     console.print(table)
@@ -88,9 +91,9 @@ def print_replay(result: ReplayResult, console: Console, elapsed: float) -> None
             console.print(f"[bold]{r.run_id}[/] {r.verdict}: {r.reason}")
     d = result.final_diff
     console.print(
-        f"records after the last replayed run vs the store: {d.get('same', 0)} same, "
-        f"{d.get('different', 0)} different, {d.get('only_replayed', 0)} only replayed, "
-        f"{d.get('only_store', 0)} only in the store"
+        f"records after the last replayed run vs the store: {d.same} same, "
+        f"{d.different} different, {d.only_replayed} only replayed, "
+        f"{d.only_store} only in the store"
     )
     if result.into == "store":
         console.print(f"[bold green]backfilled {result.written} run(s)[/] into {result.database}")

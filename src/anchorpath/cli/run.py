@@ -35,6 +35,16 @@ from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.runner.accept import accept_run
 from anchorpath.runner.executor import open_executor, parse_executor
 from anchorpath.runner.pipeline import run_site
+from anchorpath.runner.progress import (
+    Note,
+    PageRead,
+    Phase,
+    ProgressEvent,
+    RunStarted,
+    SiteDone,
+    SitesPlanned,
+    Waited,
+)
 from anchorpath.runner.run_all import RunAllOptions, RunAllResult, run_all
 from anchorpath.runner.run_types import EXIT_STOPPED, RunOptions, RunResult
 from anchorpath.runner.verdict import Verdict
@@ -69,6 +79,7 @@ def _style(verdict: str) -> str:
 
 _MAX_EVENT_ROWS = 25
 _MAX_NEW_ROWS = 8
+_NEW_FIELDS = 3  # values of a new record shown in its summary row
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -89,33 +100,30 @@ class _Display:
         self.task = progress.add_task("starting", total=None, status="")
         self.wait = ""
 
-    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
-        if kind == "start":
-            what = "resuming" if data.get("resumed") else "run"
-            extra = f" ({data.get('done')} pages done)" if data.get("resumed") else ""
-            self.progress.update(
-                self.task, description=f"{what} {data.get('run_id')}{extra}", status=""
-            )
-        elif kind == "page":
-            self.progress.update(
-                self.task,
-                description=(
-                    f"pages {data['done']} · queued {data['queued']} · records {data['records']}"
-                    + (f" · errors {data['errors']}" if data.get("errors") else "")
-                ),
-                status=self.wait,
-            )
-        elif kind == "fetch":
-            ev = data.get("event")
-            waited = float(getattr(ev, "waited", 0.0) or 0.0)
-            reason = getattr(ev, "wait_reason", None)
-            if waited > 0.05 and reason:
-                self.wait = f"waited {waited:.1f}s ({reason})"
+    def __call__(self, event: ProgressEvent) -> None:
+        match event:
+            case RunStarted(run_id=run_id, resumed=resumed, done=done):
+                what = "resuming" if resumed else "run"
+                extra = f" ({done} pages done)" if resumed else ""
+                self.progress.update(self.task, description=f"{what} {run_id}{extra}", status="")
+            case PageRead(done=done, queued=queued, records=records, errors=errors):
+                self.progress.update(
+                    self.task,
+                    description=(
+                        f"pages {done} · queued {queued} · records {records}"
+                        + (f" · errors {errors}" if errors else "")
+                    ),
+                    status=self.wait,
+                )
+            case Waited(seconds=seconds, reason=reason) if reason:
+                self.wait = f"waited {seconds:.1f}s ({reason})"
                 self.progress.update(self.task, status=self.wait)
-        elif kind == "phase":
-            self.progress.update(self.task, status=str(data.get("name", "")))
-        elif kind == "note":
-            self.progress.console.print(f"[yellow]{_safe(data.get('message'))}[/]")
+            case Phase(name=name):
+                self.progress.update(self.task, status=name)
+            case Note(message=message):
+                self.progress.console.print(f"[yellow]{_safe(message)}[/]")
+            case _:
+                pass
 
 
 def execute_run(
@@ -128,9 +136,9 @@ def execute_run(
     """Run the pipeline with a progress display on ``console`` (library part of the command)."""
     if not show_progress:
         # Quiet (or not a terminal): no progress line, but notes still reach the person.
-        def notes(kind: str, data: Mapping[str, Any]) -> None:
-            if kind == "note":
-                console.print(_safe(data.get("message", "")))
+        def notes(event: ProgressEvent) -> None:
+            if isinstance(event, Note):
+                console.print(_safe(event.message))
 
         return run_site(options, fetcher_factory=fetcher_factory, progress=notes)
     with _spinner(console) as progress:
@@ -159,43 +167,61 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     verdict = f"[{_style(result.verdict)}]{result.verdict}[/]"
     table.add_row(
         verdict,
-        str(counts["pages"]) + (f" ({result.replayed} from WARC)" if result.replayed else ""),
-        str(counts["records"]),
-        str(counts["invalid"]),
-        str(counts["new"]),
-        str(counts["changed"]),
-        str(counts["withdrawn"]),
+        str(counts.pages) + (f" ({result.replayed} from WARC)" if result.replayed else ""),
+        str(counts.records),
+        str(counts.invalid),
+        str(counts.new),
+        str(counts.changed),
+        str(counts.withdrawn),
         str(result.exit_code),
     )
     console.print(table)
     if result.took_over_lock:
         holder = result.took_over_lock
         console.print(
-            f"[yellow]took over a stale lock of pid {holder.get('pid')} "
-            f"(started {holder.get('started')}, no longer running)[/]"
+            f"[yellow]took over a stale lock of pid {holder.pid} "
+            f"(started {holder.started}, no longer running)[/]"
         )
-    if result.events:
-        ev_table = Table(show_header=True, header_style="bold", box=None)
-        ev_table.add_column("event")
-        ev_table.add_column("key")
-        ev_table.add_column("what changed")
-        style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
-        # Every change and withdrawal is shown; a first run's wall of "new" is cut short.
-        others = [e for e in result.events if e.kind != "new"]
-        news = [e for e in result.events if e.kind == "new"]
-        shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
-        for ev in shown:
+    _print_events(result, console)
+    _print_notes(result, console)
+    _print_next(result, console)
+    took = f" in {elapsed:.1f}s" if elapsed is not None else ""
+    console.print(f"[dim]report: {result.run_dir / 'report.html'}{took}[/]")
+
+
+def _print_events(result: RunResult, console: Console) -> None:
+    """The run's events: every change and withdrawal, a first run's wall of "new" cut short."""
+    if not result.events:
+        return
+    ev_table = Table(show_header=True, header_style="bold", box=None)
+    ev_table.add_column("event")
+    ev_table.add_column("key")
+    ev_table.add_column("what changed")
+    style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
+    # Every change and withdrawal is shown; a first run's wall of "new" is cut short.
+    others = [e for e in result.events if e.kind != "new"]
+    news = [e for e in result.events if e.kind == "new"]
+    shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
+    for ev in shown:
+        if ev.kind == "new":  # a glimpse of the record (its values are in the report)
+            items = list(ev.fields.items())
+            what = "; ".join(f"{name}: {_short(new, 24)}" for name, (_, new) in items[:_NEW_FIELDS])
+            if len(items) > _NEW_FIELDS:
+                what += f"; +{len(items) - _NEW_FIELDS} more"
+        else:
             what = "; ".join(
-                f"{name}: {_short(new)}"
-                if ev.kind == "new"
-                else f"{name}: {_short(old)} → {_short(new)}"
-                for name, (old, new) in ev.fields.items()
+                f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
             )
-            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
-        console.print(ev_table)
-        hidden = len(result.events) - len(shown)
-        if hidden > 0:
-            console.print(f"… and {hidden} more (see the report)")
+        ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
+    console.print(ev_table)
+    hidden = len(result.events) - len(shown)
+    if hidden > 0:
+        console.print(f"… and {hidden} more (see the report)")
+
+
+def _print_notes(result: RunResult, console: Console) -> None:
+    """What the run set aside or could not tell: charset, extraction notes, duplicate keys,
+    an incomplete crawl, a key change, unseen records."""
     for line in result.charset[:3]:
         console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
     if len(result.charset) > 3:
@@ -220,12 +246,26 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             "[yellow]incomplete crawl: only records whose page is gone (404/410) were marked "
             "withdrawn[/] " + (f"({_safe(result.errors[0])})" if result.errors else "")
         )
+    if result.rekeyed:
+        retired = result.complete and result.verdict in ("ok", "accepted")
+        console.print(
+            f"[yellow]key change: {result.rekeyed} record(s) stored under the selector file's "
+            + (
+                "earlier key were retired (withdrawn) by this complete run[/]"
+                if retired
+                else "earlier key stay current until the first complete run retires them[/]"
+            )
+        )
     if result.unseen:
         console.print(
             f"[dim]{result.unseen} stored record(s) not reached by this run: unseen, not "
             "withdrawn (a record is withdrawn only when its page is gone or a complete crawl "
             "of the listings no longer lists it)[/]"
         )
+
+
+def _print_next(result: RunResult, console: Console) -> None:
+    """Why the verdict, and what a person does next."""
     if result.verdict == "accepted":
         console.print(
             f"[bold cyan]accepted[/] by {result.accepted_by} at {result.accepted_at}: "
@@ -258,12 +298,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
         console.print(
             f"false alarm? after review: [bold]anchorpath accept {result.site} {result.run_id}[/]"
         )
-    rate = result.change_rate or {}
-    flags = [f for f in ("burst", "silent_stop") if rate.get(f)]
-    if flags:
-        console.print(f"[yellow]change-rate flags: {', '.join(flags)}[/] ({rate.get('note')})")
-    took = f" in {elapsed:.1f}s" if elapsed is not None else ""
-    console.print(f"[dim]report: {result.run_dir / 'report.html'}{took}[/]")
+    rate = result.change_rate
+    flags = [] if rate is None else [f for f in ("burst", "silent_stop") if getattr(rate, f)]
+    if rate is not None and flags:
+        console.print(f"[yellow]change-rate flags: {', '.join(flags)}[/] ({rate.note})")
 
 
 @click.command("run")
@@ -467,37 +505,32 @@ class _AllDisplay:
             self.rows[site] = self.progress.add_task(site, total=None, status="waiting")
         return self.rows[site]
 
-    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
-        site = str(data.get("site", ""))
-        if kind == "plan":
-            names = list(data.get("sites") or [])
-            self.progress.update(
-                self.total,
-                total=len(names),
-                status=f"{data.get('groups')} origin group(s)",
-            )
-            for name in names:
-                self._row(str(name))
-        elif kind == "start" and site:
-            what = "resuming" if data.get("resumed") else "crawling"
-            self.progress.update(self._row(site), status=what)
-        elif kind == "page" and site:
-            self.progress.update(
-                self._row(site),
-                status=f"pages {data.get('done')} · queued {data.get('queued')} · "
-                f"records {data.get('records')}"
-                + (f" · errors {data.get('errors')}" if data.get("errors") else ""),
-            )
-        elif kind == "phase" and site:
-            self.progress.update(self._row(site), status=str(data.get("name", "")))
-        elif kind == "done" and site:
-            verdict = str(data.get("verdict"))
-            style = _style(verdict)
-            self.progress.update(self._row(site), status=f"[{style}]{verdict}[/]")
-            self.finished += 1
-            self.progress.update(self.total, completed=self.finished)
-        elif kind == "note":
-            self.progress.console.print(f"[yellow]{data.get('message')}[/]")
+    def __call__(self, event: ProgressEvent) -> None:
+        match event:
+            case SitesPlanned(sites=sites, groups=groups):
+                self.progress.update(
+                    self.total, total=len(sites), status=f"{groups} origin group(s)"
+                )
+                for name in sites:
+                    self._row(name)
+            case RunStarted(site=site, resumed=resumed):
+                self.progress.update(self._row(site), status="resuming" if resumed else "crawling")
+            case PageRead(site=site, done=done, queued=queued, records=records, errors=errors):
+                self.progress.update(
+                    self._row(site),
+                    status=f"pages {done} · queued {queued} · records {records}"
+                    + (f" · errors {errors}" if errors else ""),
+                )
+            case Phase(site=site, name=name):
+                self.progress.update(self._row(site), status=name)
+            case SiteDone(site=site, verdict=verdict):
+                self.progress.update(self._row(site), status=f"[{_style(verdict)}]{verdict}[/]")
+                self.finished += 1
+                self.progress.update(self.total, completed=self.finished)
+            case Note(message=message):
+                self.progress.console.print(f"[yellow]{_safe(message)}[/]")
+            case _:
+                pass
 
 
 def print_all_summary(result: RunAllResult, console: Console) -> None:
@@ -513,11 +546,11 @@ def print_all_summary(result: RunAllResult, console: Console) -> None:
         table.add_row(
             s.site,
             f"[{_style(s.verdict)}]{s.verdict}[/]",
-            str(c["pages"]),
-            str(c["records"]),
-            str(c["new"]),
-            str(c["changed"]),
-            str(c["withdrawn"]),
+            str(c.pages),
+            str(c.records),
+            str(c.new),
+            str(c.changed),
+            str(c.withdrawn),
             f"{s.seconds:.1f}s",
         )
     console.print(table)

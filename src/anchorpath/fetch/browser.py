@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anchorpath._errors import BrowserError, FetchFailed
+from anchorpath.fetch.safety import GENERIC_CONTENT_TYPES, sniffs_as_html
 
 __all__ = ["CHROMIUM_ARGS", "WAIT_SECONDS", "BrowserRenderer", "RenderedPage"]
 
@@ -61,6 +62,7 @@ class RenderedPage:
     screenshot: bytes = b""  # full-page PNG, when the renderer was asked for screenshots
     seconds: float = 0.0  # navigation plus waiting for the content
     anchored: bool = False  # the wait_for anchor appeared in time
+    loaded: tuple[str, ...] = ()  # data requests (XHR/fetch) the page's scripts made
 
 
 class BrowserRenderer:
@@ -89,7 +91,11 @@ class BrowserRenderer:
         self._page: Any = None
         self._page_url = ""
         self._blocked = 0
+        self._loaded: list[str] = []
         self._scripts: dict[str, tuple[int, dict[str, str], bytes]] = {}
+        #: the main document is fetched here and handed to Chromium as text/html when its
+        #: bytes are HTML (set after Chromium took a generic Content-Type for a download)
+        self._sniff_main = False
 
     def start(self) -> float:
         """Launch Chromium now (render() does it lazily); raises BrowserError on failure.
@@ -181,6 +187,11 @@ class BrowserRenderer:
             self._blocked += 1
             route.abort()
             return
+        if request.resource_type in ("xhr", "fetch") and len(self._loaded) < 100:
+            self._loaded.append(request.url)
+        if self._sniff_main and request.is_navigation_request() and request.method == "GET":
+            self._sniffed(route)
+            return
         if request.resource_type != "script" or request.method != "GET":
             route.continue_()
             return
@@ -194,6 +205,19 @@ class BrowserRenderer:
                 self._scripts[request.url] = cached
         route.fulfill(status=cached[0], headers=cached[1], body=cached[2])
 
+    def _sniffed(self, route: Any) -> None:
+        """The main document as the server sent it, but as text/html when the server called
+        it ``application/octet-stream`` (or another generic type) and its bytes are HTML."""
+        response = route.fetch(max_redirects=0)
+        headers = dict(response.headers)
+        media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        body = response.body()
+        if media in GENERIC_CONTENT_TYPES and sniffs_as_html(body):
+            headers["content-type"] = "text/html"
+            route.fulfill(status=response.status, headers=headers, body=body)
+            return
+        route.fulfill(response=response)
+
     def _render_one(self, context: Any, url: str, wait_for: str | None) -> RenderedPage:
         """One page, on the run's one tab (a new tab costs more than the page itself); the
         DOM is read in the same round trip that checks the anchor."""
@@ -205,13 +229,30 @@ class BrowserRenderer:
         page = self._page
         self._page_url = url
         self._blocked = 0
+        self._loaded = []
         try:
             try:
                 response = page.goto(
                     url, wait_until="domcontentloaded", timeout=self.timeout * 1000
                 )
             except PlaywrightError as exc:
-                raise FetchFailed(f"{url}: browser navigation failed: {exc}", url=url) from exc
+                if "Download is starting" not in str(exc):
+                    raise FetchFailed(f"{url}: browser navigation failed: {exc}", url=url) from exc
+                # A page served as application/octet-stream: Chromium downloads it. Once more,
+                # with the document's bytes sniffed as a browser without a type would.
+                self._sniff_main = True
+                try:
+                    response = page.goto(
+                        url, wait_until="domcontentloaded", timeout=self.timeout * 1000
+                    )
+                except PlaywrightError as again:
+                    raise FetchFailed(
+                        f"{url}: browser navigation failed: {again} (served as a download, "
+                        "and its bytes are not HTML)",
+                        url=url,
+                    ) from again
+                finally:
+                    self._sniff_main = False
             budget = min(self.timeout, WAIT_SECONDS) * 1000
             html = page.evaluate(_READ_DOM, wait_for) if wait_for else None
             anchored = html is not None
@@ -231,8 +272,11 @@ class BrowserRenderer:
                     shot = page.screenshot(full_page=True, type="png")
             seconds = time.perf_counter() - started
             blocked = self._blocked
+            loaded = tuple(dict.fromkeys(self._loaded))
             if response is None:
-                return RenderedPage(page.url, None, {}, b"", html, blocked, shot, seconds, anchored)
+                return RenderedPage(
+                    page.url, None, {}, b"", html, blocked, shot, seconds, anchored, loaded
+                )
             try:
                 main_body = response.body()
             except PlaywrightError:
@@ -248,6 +292,7 @@ class BrowserRenderer:
                 shot,
                 seconds,
                 anchored,
+                loaded,
             )
         except BaseException:
             # A tab in an unknown state is not reused.

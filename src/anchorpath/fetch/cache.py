@@ -158,9 +158,10 @@ def scrub_store(directory: str | os.PathLike[str], drop: Callable[[str, str, Any
         cache = _shared_cache(path)
         gone = 0
         for full in list(cache.iterkeys()):
-            if not isinstance(full, str) or "\x00" not in full:
+            if not isinstance(full, str):
                 continue
-            namespace, _, key = full.partition("\x00")
+            # this module's keys are namespaced; another diskcache's (the LLM cache) are not
+            namespace, _, key = full.partition("\x00") if "\x00" in full else ("", "", full)
             if drop(namespace, key, cache.get(full)):
                 cache.delete(full)
                 gone += 1

@@ -234,7 +234,7 @@ def check_file(path: Path, *, allow_empty: bool = False) -> FileCheck:
     """Validate one selector file and replay its golden fixtures. A file with no fixture
     whose records are written down verifies nothing: that fails, unless ``allow_empty``."""
     try:
-        sf = load_selector_file(path)
+        sf = load_selector_file(path, check_files=True)
     except SelectorValidationError as exc:
         invalid = tuple(CheckProblem("invalid", line) for line in exc.problems)
         return FileCheck(str(path), None, None, 0, 0, invalid)

@@ -107,7 +107,7 @@ def load_version(spec: str, selectors_dir: Path) -> Version:
         raise ReviewError(f"{target}: no such selector file")
     try:
         path = find_selector_file(target, selectors_dir)
-        sf = load_selector_file(path, version=number)
+        sf = load_selector_file(path, version=number, check_files=True)
     except SelectorFileError as exc:
         raise ReviewError(str(exc)) from exc
     pages, notes = _fixture_pages(sf, path.parent, _in_folder(path))

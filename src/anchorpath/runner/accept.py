@@ -20,11 +20,12 @@ import getpass
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from anchorpath._errors import RunError
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
+from anchorpath._errors import AnchorpathError, RunError
 from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.model import PageEntry, RecordEntry
+from anchorpath.runner.report.model import RunReport
+from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import EXIT_OK, RunResult, now
 from anchorpath.runner.store.commit import (
     ACCEPT_PLAN,
@@ -110,36 +111,22 @@ def _load_quarantine(
 
 def _rewrite_report(result: RunResult) -> None:
     """The run's report files, now saying it was accepted and what it committed."""
-    from anchorpath.runner.report.render import write_reports
-
     path = result.run_dir / "report.json"
     try:
-        summary: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = {"run_id": result.run_id, "site": result.site}
-    summary["drift_verdict"] = summary.get("verdict", "drift")
-    summary.update(
-        verdict="accepted",
-        accepted_by=result.accepted_by,
-        accepted_at=result.accepted_at,
-        complete=result.complete,
+        report = RunReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, AnchorpathError):
+        report = RunReport(result.run_id, result.site, "drift")
+    write_reports(
+        result.run_dir,
+        report.accepted(
+            by=result.accepted_by,
+            at=result.accepted_at,
+            complete=result.complete,
+            # pages read back from the run's own archive on resume: as the run counted them
+            counts=replace(result.counts(), replayed=report.counts.replayed),
+            events=result.events,
+        ),
     )
-    counts = dict(summary.get("counts") or {})
-    counts.update(result.counts())
-    summary["counts"] = counts
-    summary["events"] = [
-        {
-            "kind": e.kind,
-            "key": e.key,
-            **(
-                {"changes": {k: [o, n] for k, (o, n) in e.fields.items()}}
-                if e.kind == "changed"
-                else {}
-            ),
-        }
-        for e in result.events
-    ]
-    write_reports(result.run_dir, summary)
 
 
 def accept_run(
@@ -184,6 +171,7 @@ def accept_run(
         invalid=len(emitted & set(plan.bad)),
         events=outcome.events,
         unseen=len(outcome.unseen),
+        rekeyed=len(outcome.rekeyed),
         duplicates=outcome.duplicates,
         reason=run.error,
         accepted_by=accepted.accepted_by,

@@ -15,51 +15,37 @@ crawls many origins at once; how many run at once is bounded here (``max_in_flig
 Replay tasks parse pages and keep their worker thread. A Dask task whose worker dies is
 retried once on another worker; a second failure comes back as :class:`WorkerFailed`.
 
-Progress from tasks: a task function receives a ``progress(kind, data)`` callable as its
-first argument. Locally it is the caller's own callback (called from worker threads); on Dask
-it publishes ``data`` (plain JSON-able values only) as a worker event that the client relays
-to the caller's callback.
+Progress from tasks: a task function receives a ``progress(event)`` callable as its first
+argument (:mod:`anchorpath.runner.progress`). Locally it is the caller's own callback (called
+from worker threads); on Dask it publishes the event, pickled, as a worker event that the
+client relays to the caller's callback.
 """
 
 from __future__ import annotations
 
+import pickle
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from anchorpath._errors import ConfigError, RunError
+from anchorpath._errors import ConfigError, RunError, WorkerFailed
+from anchorpath.runner.progress import Progress, ProgressEvent, TaskFn
 
 __all__ = [
-    "PROGRESS_SECONDS",
     "DaskExecutor",
     "Executor",
     "ExecutorSpec",
     "LocalExecutor",
-    "Progress",
-    "WorkerFailed",
     "open_executor",
     "parse_executor",
 ]
 
-Progress = Callable[[str, Mapping[str, Any]], None]
-
-#: A task sends progress of one kind (a site's page counts, replayed shards) at most this
-#: often, and at its end: each event wakes the submitting process through a pipe or, on
-#: Dask, crosses the scheduler.
-PROGRESS_SECONDS = 0.5
-#: ``fn(progress, item) -> result``: what both executors run.
-TaskFn = Callable[[Progress, Any], Any]
-
 _LOCAL_RE = re.compile(r"^local:(?P<n>\d{1,4})$")
 _DASK_RE = re.compile(r"^(?:dask|tcp)://(?P<host>[^\s:/]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})/?$")
-
-
-class WorkerFailed(RunError):
-    """A task failed twice on Dask workers (the worker died or could not run it)."""
 
 
 @dataclass(frozen=True)
@@ -135,9 +121,9 @@ class LocalExecutor:
             return
         lock = threading.Lock()
 
-        def safe_progress(kind: str, data: Mapping[str, Any]) -> None:
+        def safe_progress(event: ProgressEvent) -> None:
             with lock:
-                progress(kind, data)
+                progress(event)
 
         workers = max(1, min(max_in_flight, len(items)))
         with ThreadPoolExecutor(workers, thread_name_prefix="anchorpath-task") as pool:
@@ -174,9 +160,9 @@ def _dask_task(
     if io_bound:
         dd.secede()  # waits on politeness: leave the thread pool to CPU-bound tasks
 
-    def progress(kind: str, data: Mapping[str, Any]) -> None:
+    def progress(event: ProgressEvent) -> None:
         try:
-            worker.log_event(topic, {"kind": kind, "data": dict(data)})
+            worker.log_event(topic, {"event": pickle.dumps(event)})
         except Exception:  # progress is best effort: never break the task for it
             return
 
@@ -245,9 +231,9 @@ class DaskExecutor:
 
         def relay(event: Any) -> None:
             _, msg = event
-            if isinstance(msg, dict) and "kind" in msg:
+            if isinstance(msg, dict) and isinstance(msg.get("event"), bytes):
                 with relay_lock:
-                    progress(str(msg["kind"]), dict(msg.get("data") or {}))
+                    progress(pickle.loads(msg["event"]))
 
         self.client.subscribe_topic(topic, relay)
         keys = list(names) if names else [str(i) for i in range(len(items))]
@@ -311,7 +297,7 @@ def open_executor(spec: ExecutorSpec) -> Executor:
         assert spec.address is not None
         return DaskExecutor(spec.address)
     if spec.processes:
-        # imported here: the workers module builds on this one's types
+        # imported here: only local:N needs multiprocessing
         from anchorpath.runner.workers import ProcessExecutor
 
         return ProcessExecutor(spec.processes).start()

@@ -7,7 +7,7 @@ turns each fetched page into its records and the next URLs with the runner's own
 :func:`~.crawl.pages.extract_page` (login walls included). :class:`ExternalRun` adds the rest
 of a run around it: the site's lock, the run directory and checkpoint, the WARC segment each
 page is archived to before it is parsed, and at the end the runner's own verdict, commit or
-quarantine and report (``_Run.finish``: :func:`~.decide.decide`, the drift gate, SCD2 records
+quarantine and report (``Run.finish``: :func:`~.decide.decide`, the drift gate, SCD2 records
 and events). Records reach the run through :meth:`ExternalRun.add_record`, so a crawler's
 item pipelines may drop or clean them first.
 """
@@ -15,9 +15,8 @@ item pipelines may drop or clean them first.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from anchorpath._errors import (
     ArchiveError,
@@ -28,18 +27,14 @@ from anchorpath._errors import (
 )
 from anchorpath.fetch.http import charset_of
 from anchorpath.fetch.warc import WarcWriter
-from anchorpath.runner.checkpoint import (
-    Checkpoint,
-    PageEntry,
-    RecordEntry,
-    load_checkpoint,
-    save_checkpoint,
-)
+from anchorpath.runner.checkpoint import load_checkpoint, save_checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, check_records
-from anchorpath.runner.run_types import Progress, RunOptions, RunResult, warc_segments
+from anchorpath.runner.model import Checkpoint, PageEntry, RecordEntry
+from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, Run, check_records
+from anchorpath.runner.progress import Progress, no_progress
+from anchorpath.runner.run_types import RunOptions, RunResult, warc_segments
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
@@ -233,7 +228,7 @@ class ExternalRun:
         self._store: Store | None = None
         try:
             self._store = Store(options.state_dir / DB_NAME)
-            self._run = _Run(options, sf, sf_path, self._store, progress or _quiet)
+            self._run = Run(options, sf, sf_path, self._store, progress or no_progress)
             self.job: CrawlJob = self._run.prepare(self._lock.info)
             run_dir = self.job.run_dir
             loaded = load_checkpoint(run_dir)
@@ -328,7 +323,3 @@ class ExternalRun:
             self._store.close()
             self._store = None
         self._lock.release()
-
-
-def _quiet(kind: str, data: Mapping[str, Any]) -> None:
-    return None

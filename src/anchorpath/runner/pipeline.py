@@ -56,7 +56,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -71,27 +71,20 @@ from anchorpath._errors import (
     RunError,
     SelectorEvaluationError,
 )
-from anchorpath.fetch.protocol import FetcherFactory
+from anchorpath.fetch.events import FetchEvent
+from anchorpath.fetch.protocol import Fetcher, FetcherFactory
 from anchorpath.fetch.robots import product_token
 from anchorpath.fetch.warc import strip_bodies
 from anchorpath.runner.archive import last_archived
-from anchorpath.runner.checkpoint import (
-    Checkpoint,
-    InvalidRecord,
-    PageEntry,
-    RecordEntry,
-    extraction_notes,
-    load_checkpoint,
-    remove_checkpoint,
-    save_checkpoint,
-)
-from anchorpath.runner.crawl.frontier import CrawlState, Frontier
+from anchorpath.runner.checkpoint import load_checkpoint, remove_checkpoint, save_checkpoint
+from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.runner.crawl.pages import (
     PageReader,
     default_fetcher,
     site_config,
     unreachable,
 )
+from anchorpath.runner.crawl.sources import MAX_URLS, read_source, unchanged_since
 from anchorpath.runner.crawl.urls import rewrite_origin
 from anchorpath.runner.decide import Decision, Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import (
@@ -105,6 +98,13 @@ from anchorpath.runner.drift.gate import (
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.drift.validate import RecordValidator
 from anchorpath.runner.lock import SiteLock, lease_holds
+from anchorpath.runner.model import (
+    Checkpoint,
+    InvalidRecord,
+    PageEntry,
+    RecordEntry,
+    extraction_notes,
+)
 from anchorpath.runner.policy.header import Completion, policy_header
 from anchorpath.runner.policy.judge import Stop
 from anchorpath.runner.policy.observe import PolicySeen, Refusal, observe_terms
@@ -116,6 +116,14 @@ from anchorpath.runner.policy.site import (
     previous,
     remember,
 )
+from anchorpath.runner.progress import (
+    PageRead,
+    Phase,
+    Progress,
+    RunStarted,
+    Waited,
+    no_progress,
+)
 from anchorpath.runner.report.summary import (
     change_rate,
     write_bundle,
@@ -126,7 +134,6 @@ from anchorpath.runner.resume import runs_dir, start_or_resume
 from anchorpath.runner.run_types import (
     EXIT_BY_VERDICT,
     EXIT_ERROR,
-    Progress,
     RunOptions,
     RunResult,
     now,
@@ -139,11 +146,20 @@ from anchorpath.runner.store.commit import (
     page_rows,
 )
 from anchorpath.runner.store.database import DB_NAME, RunRow, Store
+from anchorpath.runner.verdict import COMMITTED
 from anchorpath.selectors.evaluate import compile_selectors
 from anchorpath.selectors.load import find_selector_file, load_selector_file
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["CrawlJob", "CrawlOutcome", "RunChecks", "check_records", "crawl_site", "run_site"]
+__all__ = [
+    "CrawlJob",
+    "CrawlOutcome",
+    "Run",
+    "RunChecks",
+    "check_records",
+    "crawl_site",
+    "run_site",
+]
 
 
 @dataclass
@@ -163,6 +179,9 @@ class CrawlJob:
     fresh: Checkpoint | None = None
     #: the terms page's text hash the last run saw: a different one stops before the crawl
     terms_before: str | None = None
+    #: when the last committed run started: sitemap pages whose lastmod is not later are
+    #: not fetched (None: fetch them all, ``--full`` or no earlier run)
+    since: str | None = None
 
 
 @dataclass
@@ -172,7 +191,7 @@ class CrawlOutcome:
     checkpoint: Checkpoint
     blocked: str | None
     errors: list[str]
-    fetch_counters: dict[str, Any]
+    fetch_counters: dict[str, float]
     #: the selector file itself failed (every page would fail alike): the run stopped
     fatal: str | None = None
     #: validation and field statistics, computed where the crawl ran
@@ -232,16 +251,8 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     if segment.name not in cp.warc_segments:
         cp.warc_segments.append(segment.name)
     save_checkpoint(run_dir, cp)
-    progress(
-        "start",
-        {
-            "run_id": cp.run_id,
-            "site": sf.site.id,
-            "resumed": job.resumed,
-            "done": len(cp.crawl.get("done", [])),
-            "run_dir": str(run_dir),
-        },
-    )
+    site = sf.site.id
+    progress(RunStarted(cp.run_id, site, job.resumed, len(cp.crawl.get("done", [])), str(run_dir)))
     frontier = Frontier(
         sf,
         base_url=options.base_url,
@@ -258,12 +269,10 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     reader = PageReader(
         sf,
         compile_selectors(sf),
-        lambda: fetcher_factory(
-            config, segment, cache_dir, lambda ev: progress("fetch", {"event": ev})
-        ),
+        lambda: fetcher_factory(config, segment, cache_dir, lambda ev: _waited(progress, ev, site)),
         conditional=config.conditional and not options.full,
     )
-    counters: dict[str, Any] = {}
+    counters: dict[str, float] = {}
     ahead = ChecksAhead(RecordValidator(sf.page_types))
     # Records are only ever appended: the progress count grows with each page's new ones.
     counted, emitted = 0, 0
@@ -286,6 +295,34 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             if item is None:
                 break
             _check_lease(job)
+            if item.via in ("sitemap", "feed"):
+                reader.fetcher = reader.fetcher or reader.make_fetcher()
+                try:
+                    found = read_url_source(
+                        reader.fetcher, item, job.since, config.max_decompressed_bytes
+                    )
+                except (FetchError, ExtractionError) as exc:
+                    fetch_errors.append(f"{item.url}: {exc}")
+                    if isinstance(exc, OriginBlocked):
+                        seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
+                        blocked = f"{type(exc).__name__}: {exc}"
+                        break
+                    found = None
+                if found is not None:
+                    for nested in found.sitemaps:
+                        frontier.queue_source(state, nested, "sitemap", item.depth + 1)
+                    if found.unchanged:
+                        state.capped.append(
+                            f"{item.url}: {found.unchanged} page(s) unchanged since the last "
+                            "run (lastmod), not fetched"
+                        )
+                    if found.capped:
+                        state.capped.append(f"{item.url}: more than {MAX_URLS} URLs")
+                frontier.finish(state, item, links=found.pages if found is not None else ())
+                cp.crawl = state.to_dict()
+                cp.errors = fetch_errors
+                save_checkpoint(run_dir, cp)
+                continue
             try:
                 page = reader.read(item, archive, cp)
             except (OriginBlocked, RobotsDisallowed) as exc:
@@ -327,14 +364,9 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             emitted += sum(1 for r in cp.records[counted:] if r.page_type in emit)
             counted = len(cp.records)
             progress(
-                "page",
-                {
-                    "url": item.url,
-                    "done": len(state.done),
-                    "queued": len(state.frontier),
-                    "records": emitted,
-                    "errors": len(fetch_errors),
-                },
+                PageRead(
+                    item.url, len(state.done), len(state.frontier), emitted, len(fetch_errors), site
+                )
             )
             ahead.add(cp.records)  # while the origin's next turn comes
     finally:
@@ -348,6 +380,33 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks, policy=seen)
 
 
+def _waited(progress: Progress, event: FetchEvent, site: str) -> None:
+    """A fetch that waited (pacing, ``Retry-After``) as progress; shorter waits say nothing."""
+    if event.waited > 0.05:
+        progress(Waited(event.waited, event.wait_reason or "", site))
+
+
+@dataclass(frozen=True)
+class _Found:
+    """The pages a sitemap or feed led to (those unchanged since ``since`` left out)."""
+
+    pages: list[str]
+    sitemaps: list[str]
+    unchanged: int
+    capped: bool
+
+
+def read_url_source(fetcher: Fetcher, item: CrawlItem, since: str | None, cap: int) -> _Found:
+    """Fetch a sitemap or feed (politely, archived) and list what it leads to; pages whose
+    sitemap ``lastmod`` is not after ``since`` are left out (counted)."""
+    res = fetcher.fetch(item.url, conditional=False)
+    links = read_source(res.body, item.via, max_bytes=cap)
+    pages = [
+        u for u, lastmod in links.pages if item.via == "feed" or not unchanged_since(lastmod, since)
+    ]
+    return _Found(pages, links.sitemaps, len(links.pages) - len(pages), links.capped)
+
+
 def _check_lease(job: CrawlJob) -> None:
     """Raise RunError when the site's lock no longer names the process that sent ``job``."""
     sid = job.sf.site.id
@@ -358,9 +417,10 @@ def _check_lease(job: CrawlJob) -> None:
         )
 
 
-class _Run:
-    """State of one run while it executes (kept out of the public API): prepared and decided
-    by the process holding the site's lock and the store; crawled by :func:`crawl_site`."""
+class Run:
+    """State of one run while it executes: prepared and decided by the process holding the
+    site's lock and the store (this module's :func:`run_site`, or ``run --all`` for each of
+    its sites); crawled by :func:`crawl_site`, possibly elsewhere."""
 
     def __init__(
         self,
@@ -401,11 +461,17 @@ class _Run:
         )
         run_dir = runs_dir(options, sf.site.id) / cp.run_id
         terms = previous(self.store, sf.site.id).terms if self._terms_url() else None
+        since = None
+        if sf.fetch.sitemaps and not options.full:
+            last = self.store.runs(sf.site.id, verdicts=COMMITTED, limit=1, stats=False)
+            since = last[0].started_at if last else None
         if not resumed:
-            return CrawlJob(options, sf, run_dir, resumed, lease, fresh=cp, terms_before=terms)
+            return CrawlJob(
+                options, sf, run_dir, resumed, lease, fresh=cp, terms_before=terms, since=since
+            )
         run_dir.mkdir(parents=True, exist_ok=True)
         save_checkpoint(run_dir, cp)
-        return CrawlJob(options, sf, run_dir, resumed, lease, terms_before=terms)
+        return CrawlJob(options, sf, run_dir, resumed, lease, terms_before=terms, since=since)
 
     def _terms_url(self) -> str | None:
         return self.sf.policy.terms_url if self.sf.policy is not None else None
@@ -427,7 +493,7 @@ class _Run:
         result.replayed = sum(1 for p in cp.pages if p.source == "archive")
         result.errors = outcome.errors
         state = CrawlState.from_dict(cp.crawl)
-        self.progress("phase", {"name": "checking"})
+        self.progress(Phase("checking", self.sf.site.id))
         self.seen = outcome.policy or PolicySeen()
         self._decide(cp, state, result, outcome.blocked, outcome.fatal, outcome.checks)
         remove_checkpoint(job.run_dir)
@@ -494,7 +560,7 @@ class _Run:
             stats=stats.to_dict(),
             gone=list(cp.gone),
         )
-        self._finish(cp, result, decision, plan, invalid, history.history())
+        self._finish(cp, result, decision, plan, invalid, stats, history.history())
 
     def _finish(
         self,
@@ -503,6 +569,7 @@ class _Run:
         decision: Decision,
         plan: CommitPlan,
         invalid: list[InvalidRecord],
+        stats: RunStats,
         history: list[RunStats],
     ) -> None:
         """Act on the decision: commit (``ok``) or record the run and keep its records in
@@ -526,10 +593,11 @@ class _Run:
         )
         quarantine: Path | None = None
         if verdict == "ok":
-            self.progress("phase", {"name": "committing"})
+            self.progress(Phase("committing", sf.site.id))
             outcome = commit_records(self.store, run_row, cp.records, plan, page_rows(cp.pages))
             result.events, result.complete = outcome.events, outcome.complete
             result.unseen, result.duplicates = len(outcome.unseen), outcome.duplicates
+            result.rekeyed = len(outcome.rekeyed)
         else:
             if verdict in ("drift", "blocked", "stopped"):
                 quarantine = write_quarantine(cp, result.run_dir, invalid)
@@ -567,15 +635,11 @@ class _Run:
             self.sf_path,
             cp,
             result,
-            plan.stats,
+            stats,
             history,
             quarantine,
             finished,
         )
-
-
-def _ignore(kind: str, data: Mapping[str, Any]) -> None:
-    return None
 
 
 def run_site(
@@ -601,7 +665,7 @@ def run_site(
         store = Store(options.state_dir / DB_NAME)
         try:
             check_may_run(sf, str(sf_path), store)
-            run = _Run(options, sf, sf_path, store, progress or _ignore)
+            run = Run(options, sf, sf_path, store, progress or no_progress)
             try:
                 result = run.execute(fetcher_factory or default_fetcher, lock.info)
             except AnchorpathError:

@@ -13,9 +13,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.checkpoint import Checkpoint, load_checkpoint, remove_checkpoint
+from anchorpath.runner.checkpoint import load_checkpoint, remove_checkpoint
 from anchorpath.runner.crawl.frontier import Frontier
-from anchorpath.runner.run_types import Progress, RunOptions, now
+from anchorpath.runner.model import Checkpoint
+from anchorpath.runner.progress import Note, Progress
+from anchorpath.runner.run_types import RunOptions, now
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.model import SelectorFile
 
@@ -89,11 +91,11 @@ def find_unfinished(
         # it was started. Keep its files for inspection, but stop offering it.
         (run_dir / "checkpoint.json").rename(run_dir / "checkpoint.abandoned.json")
         progress(
-            "note",
-            {
-                "message": f"abandoned unfinished run {cp.run_id}: {changed} since it started, "
-                "so it cannot be finished as started (its files are kept); starting a new run"
-            },
+            Note(
+                f"abandoned unfinished run {cp.run_id}: {changed} since it started, "
+                "so it cannot be finished as started (its files are kept); starting a new run",
+                site,
+            )
         )
     return None
 

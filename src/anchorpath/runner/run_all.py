@@ -34,32 +34,42 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
 from anchorpath._config import Settings
-from anchorpath._errors import AnchorpathError, RunError, SiteStopped
+from anchorpath._errors import AnchorpathError, RunError, SiteStopped, WorkerFailed
 from anchorpath._text import excerpt
 from anchorpath.fetch.origins import SharedPoliteness
 from anchorpath.fetch.protocol import FetcherFactory
 from anchorpath.fetch.safety import origin_of
 from anchorpath.runner.drift.check import needs_seed
 from anchorpath.runner.drift.gate import committed_history, seed_for
-from anchorpath.runner.executor import (
-    PROGRESS_SECONDS,
-    DaskExecutor,
-    Executor,
-    LocalExecutor,
-    Progress,
-    WorkerFailed,
-)
+from anchorpath.runner.executor import DaskExecutor, Executor, LocalExecutor
 from anchorpath.runner.lock import SiteLock
-from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, _Run, crawl_site
+from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, Run, crawl_site
 from anchorpath.runner.policy.site import check_may_run
-from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, EXIT_STOPPED, RunOptions, RunResult
+from anchorpath.runner.progress import (
+    PROGRESS_SECONDS,
+    PageRead,
+    Progress,
+    ProgressEvent,
+    SiteCrawled,
+    SiteDone,
+    SitesPlanned,
+    no_progress,
+)
+from anchorpath.runner.run_types import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_STOPPED,
+    Counts,
+    RunOptions,
+    RunResult,
+)
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile
@@ -104,10 +114,8 @@ class SiteOutcome:
     reason: str | None = None
     result: RunResult | None = None
 
-    def counts(self) -> dict[str, int]:
-        if self.result is None:
-            return {"pages": 0, "records": 0, "new": 0, "changed": 0, "withdrawn": 0}
-        return self.result.counts()
+    def counts(self) -> Counts:
+        return Counts() if self.result is None else self.result.counts()
 
 
 @dataclass
@@ -245,22 +253,14 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
         site = job.sf.site.id
         factory = group.fetcher_factory or _polite_factory(shared)
 
-        pages = _PageEvents(site, progress)
+        pages = _PageEvents(progress)
 
-        def site_progress(
-            kind: str, data: Mapping[str, Any], site: str = site, pages: _PageEvents = pages
-        ) -> None:
-            if kind == "fetch":
-                ev = data.get("event")
-                waited = float(getattr(ev, "waited", 0.0) or 0.0)
-                if waited <= 0.05:
-                    return
-                data = {"waited": waited, "reason": str(getattr(ev, "wait_reason", "") or "")}
-            elif kind == "page":
-                pages.latest(data)
+        def site_progress(event: ProgressEvent, pages: _PageEvents = pages) -> None:
+            if isinstance(event, PageRead):
+                pages.latest(event)
                 return
             pages.flush()
-            progress(kind, {**data, "site": site})
+            progress(event)
 
         began = time.monotonic()
         try:
@@ -274,32 +274,31 @@ def crawl_group(progress: Progress, group: GroupJob) -> list[CrawlOutcome | str]
         except Exception as exc:  # that site's error, the group's others run
             out.append(_reason(exc))
         pages.flush()
-        progress("crawled", {"site": site})
+        progress(SiteCrawled(site))
     return out
 
 
 class _PageEvents:
-    """A site's "page" progress events, at most one per :data:`PROGRESS_SECONDS` (each
+    """A site's :class:`PageRead` progress, at most one per :data:`PROGRESS_SECONDS` (each
     carries the site's running totals, so the latest one says everything): with hundreds of
     sites a job's progress would otherwise cross a pipe or a Dask scheduler for every page.
     The latest one is always sent before the site's next other event."""
 
-    def __init__(self, site: str, progress: Progress) -> None:
-        self.site = site
+    def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.sent = -math.inf
-        self.pending: Mapping[str, Any] | None = None
+        self.pending: PageRead | None = None
 
-    def latest(self, data: Mapping[str, Any]) -> None:
-        self.pending = data
+    def latest(self, event: PageRead) -> None:
+        self.pending = event
         if time.monotonic() - self.sent >= PROGRESS_SECONDS:
             self.flush()
 
     def flush(self) -> None:
         if self.pending is not None:
-            data, self.pending = self.pending, None
+            event, self.pending = self.pending, None
             self.sent = time.monotonic()
-            self.progress("page", {**data, "site": self.site})
+            self.progress(event)
 
 
 class _Site:
@@ -309,7 +308,7 @@ class _Site:
         self.sf_path = sf_path
         self.sf = sf
         self.lock: SiteLock | None = None
-        self.run: _Run | None = None
+        self.run: Run | None = None
         self.job: CrawlJob | None = None
 
     def release(self) -> None:
@@ -326,10 +325,6 @@ def _reason(exc: Exception) -> str:
     return f"unexpected {type(exc).__name__}: {excerpt(str(exc), 200)}"
 
 
-def _ignore(kind: str, data: Mapping[str, Any]) -> None:
-    return None
-
-
 def run_all(
     options: RunAllOptions,
     *,
@@ -341,7 +336,7 @@ def run_all(
     failure. Raises ``AnchorpathError`` only when nothing can start (no selectors directory,
     no matching file, unusable state directory)."""
     began = time.monotonic()
-    report = progress or _ignore
+    report = progress or no_progress
     executor = executor or LocalExecutor()
     paths = discover_sites(options.selectors_dir, options.patterns)
     outcomes: dict[str, SiteOutcome] = {}
@@ -366,7 +361,7 @@ def run_all(
         loaded.append(_Site(path, sf))
         order.append(sf.site.id)
     groups = origin_groups([s.sf for s in loaded])
-    report("plan", {"sites": [s.sf.site.id for s in loaded], "groups": len(groups)})
+    report(SitesPlanned(tuple(s.sf.site.id for s in loaded), len(groups)))
     concurrency = options.settings.fetch.global_concurrency
     # Threads of this process share one registry; other processes get theirs per job, with
     # an equal share of the cap on requests in flight.
@@ -400,7 +395,7 @@ def run_all(
                         )
                     else:
                         outcomes[sid] = SiteOutcome(sid, "error", EXIT_ERROR, reason=_reason(exc))
-                    report("done", {"site": sid, "verdict": outcomes[sid].verdict})
+                    report(SiteDone(sid, outcomes[sid].verdict))
                     continue
                 seeder.ahead(site)
                 ready.append(site)
@@ -435,7 +430,7 @@ def run_all(
                     outcome = res[j]
                 outcomes[sid] = _finish(site, outcome)
                 site.release()
-                report("done", {"site": sid, "verdict": outcomes[sid].verdict})
+                report(SiteDone(sid, outcomes[sid].verdict))
     finally:
         if seeder is not None:
             seeder.close()
@@ -544,12 +539,9 @@ def _prepare(
             raise RunError(f"{site.sf_path}: start URL {u!r} is not an http(s) URL")
     check_may_run(site.sf, str(site.sf_path), store)
 
-    def site_progress(kind: str, data: Mapping[str, Any]) -> None:
-        progress(kind, {**data, "site": sid})
-
     site.lock = SiteLock(options.state_dir, sid, sync=remote).acquire()
     try:
-        site.run = _Run(run_options, site.sf, site.sf_path, store, site_progress)
+        site.run = Run(run_options, site.sf, site.sf_path, store, progress)
         site.job = site.run.prepare(site.lock.info)
     except OSError as exc:
         raise RunError(f"{options.state_dir}: {exc}") from exc

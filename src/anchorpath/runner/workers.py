@@ -13,7 +13,7 @@ an origin group is never split (one group is one task). Results and progress eve
 on each worker's own pipe as soon as each task ends (a worker that dies mid-write cannot
 block the others). A worker that dies (killed, out of memory) has its
 tasks retried once on a fresh worker; a second failure comes back as
-:class:`~anchorpath.runner.executor.WorkerFailed`. Workers leave when the pool is closed, and
+:class:`~anchorpath._errors.WorkerFailed`. Workers leave when the pool is closed, and
 on their own within a second when the submitting process disappears (after ``kill -9`` the
 next ``run --all`` resumes the sites from their checkpoints).
 
@@ -31,18 +31,52 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from anchorpath._errors import RunError
-from anchorpath.runner.executor import Progress, TaskFn, WorkerFailed
+from anchorpath._errors import RunError, WorkerFailed
+from anchorpath.runner.progress import Progress, ProgressEvent, TaskFn
 
 __all__ = ["ProcessExecutor"]
 
 #: how often a worker checks that the submitting process still exists, and the submitting
 #: process that its workers do
 _WATCH_SECONDS = 0.5
+
+
+def _watch_parent(parent: int) -> None:  # pragma: no cover - runs in worker processes
+    """Leave as soon as the submitting process is gone (its locks and store with it)."""
+    while True:
+        time.sleep(_WATCH_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _run_task(
+    send: Callable[[bytes], None], job: str, key: int, fn: TaskFn, item: Any
+) -> None:  # pragma: no cover - runs in worker processes
+    """Run one task and send its progress and its result (or the exception it raised, or a
+    RunError saying why that cannot be sent) through ``send``."""
+
+    def progress(event: ProgressEvent) -> None:
+        try:
+            send(pickle.dumps(("progress", job, key, event, None)))
+        except Exception:  # progress is best effort: never break the task for it
+            return
+
+    try:
+        outcome: Any = fn(progress, item)
+    except BaseException as exc:  # every failure goes back to the caller
+        outcome = exc
+    try:
+        data = pickle.dumps(("done", job, key, outcome, None), protocol=pickle.HIGHEST_PROTOCOL)
+        if isinstance(outcome, BaseException):
+            pickle.loads(data)  # some exceptions pickle but cannot be rebuilt
+    except Exception as exc:
+        what = f"{type(outcome).__name__}: {outcome}"
+        data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
+    send(data)
 
 
 def _worker_main(
@@ -52,13 +86,9 @@ def _worker_main(
     task runs on a thread of its own; CPU-bound ones run one after the other, in the order
     they came (two at once would only share the interpreter and both finish late)."""
 
-    def watch() -> None:
-        while True:
-            time.sleep(_WATCH_SECONDS)
-            if os.getppid() != parent:
-                os._exit(1)  # the submitting process is gone, and its locks and store with it
-
-    threading.Thread(target=watch, name="anchorpath-watch", daemon=True).start()
+    threading.Thread(
+        target=_watch_parent, args=(parent,), name="anchorpath-watch", daemon=True
+    ).start()
     # Ctrl-C in a terminal reaches the whole process group. The submitting process says what
     # became of the job; a worker leaves at once and quietly (no traceback per process), as
     # after kill -9: the sites it crawled resume from their checkpoints.
@@ -77,24 +107,7 @@ def _worker_main(
     send = outbox.put
 
     def run(job: str, key: int, fn: TaskFn, item: Any) -> None:
-        def progress(kind: str, data: Mapping[str, Any]) -> None:
-            try:
-                send(pickle.dumps(("progress", job, key, kind, dict(data))))
-            except Exception:  # progress is best effort: never break the task for it
-                return
-
-        try:
-            outcome: Any = fn(progress, item)
-        except BaseException as exc:  # every failure goes back to the caller
-            outcome = exc
-        try:
-            data = pickle.dumps(("done", job, key, outcome, None), protocol=pickle.HIGHEST_PROTOCOL)
-            if isinstance(outcome, BaseException):
-                pickle.loads(data)  # some exceptions pickle but cannot be rebuilt
-        except Exception as exc:
-            what = f"{type(outcome).__name__}: {outcome}"
-            data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
-        send(data)
+        _run_task(send, job, key, fn, item)
 
     cpu_bound: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
 
@@ -121,6 +134,15 @@ def _worker_main(
         thread.join()
     outbox.put(None)
     writer.join()
+
+
+def _message(raw: bytes) -> tuple[str, str, int, Any]:
+    """A worker's message: ``(kind, job, task index, payload)``; RunError if unreadable."""
+    try:
+        kind, job, i, payload, _ = pickle.loads(raw)
+    except Exception as exc:  # a result that cannot be rebuilt
+        raise RunError(f"a worker process sent an unreadable result ({exc})") from exc
+    return str(kind), str(job), int(i), payload
 
 
 @dataclass
@@ -256,16 +278,11 @@ class ProcessExecutor:
                     checked = 0.0
                     time.sleep(0.01)
                 for raw in received:
-                    try:
-                        kind, msg_job, i, payload, data = pickle.loads(raw)
-                    except Exception as exc:  # a result that cannot be rebuilt
-                        raise RunError(
-                            f"a worker process sent an unreadable result ({exc})"
-                        ) from exc
+                    kind, msg_job, i, payload = _message(raw)
                     if msg_job != job or i in finished:
                         continue  # an earlier job's, or a task retried after its worker died
                     if kind == "progress":
-                        progress(str(payload), data or {})
+                        progress(payload)
                         continue
                     for w in self._workers:
                         w.running.discard(i)

@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError
 from lxml import etree
 
 from anchorpath._errors import SelectorFileError, SelectorValidationError
-from anchorpath._text import quote_name
+from anchorpath._text import EXCERPT_CHARS, did_you_mean, excerpt, quote_name
 from anchorpath._untrusted import (
     MAX_JSON_DEPTH,
     MAX_SELECTOR_FILE_BYTES,
@@ -39,8 +39,8 @@ from anchorpath._untrusted import (
     TooLarge,
     confined,
     lexical_problem,
-    loads_json,
     read_capped,
+    too_deep,
 )
 from anchorpath._version import __version__
 from anchorpath.selectors.model import FIELD_TYPES, SelectorFile
@@ -94,9 +94,19 @@ def _pointer(path: Iterator[Any] | Any) -> str:
 
 
 def _schema_message(err: ValidationError) -> str:
+    """jsonschema's wording, with the value it repeats cut short (a pull request's file may
+    put a megabyte where a string belongs)."""
     if err.validator == "enum" and err.path and err.path[-1] == "type":
-        return f"unknown field type {err.instance!r} (expected one of: {', '.join(FIELD_TYPES)})"
-    return str(err.message)
+        shown = (
+            repr(err.instance)
+            if len(repr(err.instance)) <= EXCERPT_CHARS
+            else excerpt(err.instance)
+        )
+        return f"unknown field type {shown} (expected one of: {', '.join(FIELD_TYPES)})"
+    message = str(err.message)
+    if len(message) > 4 * EXCERPT_CHARS:
+        message = f"{message[: 2 * EXCERPT_CHARS]} … {message[-EXCERPT_CHARS:]}"
+    return message
 
 
 @lru_cache(maxsize=4096)
@@ -110,6 +120,16 @@ def _xpath_problem(xpath: str) -> tuple[Literal["syntax", "core"], str] | None:
         return "syntax", str(exc)
     problem = core_problem(xpath)
     return None if problem is None else ("core", problem)
+
+
+def _source_problems(spec: dict[str, Any], page_format: object, at: str) -> list[str]:
+    """A field reads its value one way: an XPath, or (on a JSON page type) a JSON pointer."""
+    out = []
+    if ("xpath" in spec) == ("pointer" in spec):
+        out.append(f"{at}: give exactly one of xpath and pointer")
+    if "pointer" in spec and page_format != "json":
+        out.append(f'{at}/pointer: a JSON pointer needs the page type\'s "format": "json"')
+    return out
 
 
 def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
@@ -150,6 +170,7 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
         for fname, spec in fields.items():
             if not isinstance(spec, dict):
                 continue
+            problems += _source_problems(spec, pt.get("format"), f"{where}:{base}/fields/{fname}")
             check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
             for i, xp in enumerate(spec.get("fallbacks", []) or []):
                 check(
@@ -224,6 +245,8 @@ def validate_data(
         return [f"{where}: top level must be a JSON object"]
     problems = []
     if not _certainly_valid()(data):
+        if too_deep(data):  # before jsonschema walks it (and repeats it in its messages)
+            return [f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels"]
         problems = [
             f"{where}:{_pointer(err.absolute_path)}: {_schema_message(err)}"
             for err in sorted(
@@ -263,19 +286,38 @@ def _read_json(path: Path) -> Any:
 
 def parse_json(text: str | bytes, where: str) -> Any:
     """JSON text of a selector file, nesting bounded (:data:`MAX_JSON_DEPTH`); any problem
-    is a :class:`SelectorValidationError` naming ``where``."""
+    is a :class:`SelectorValidationError` naming ``where``.
+
+    The schema closes every part of a selector file but ``baseline`` and the fields'
+    ``examples``, and nothing walks a closed part deeper than the schema does: only those
+    two are measured (walking the whole file cost as much as parsing it)."""
     try:
-        return loads_json(text)
-    except JSONTooDeep as exc:
+        data = json.loads(text)
+        if isinstance(data, dict) and any(too_deep(part) for part in _free_parts(data)):
+            raise JSONTooDeep(MAX_JSON_DEPTH)
+        return data
+    except (RecursionError, JSONTooDeep):
         raise SelectorValidationError(
-            where, [f"{where}: {exc} (a selector file needs about 8; at most {MAX_JSON_DEPTH})"]
-        ) from exc
+            where, [f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels"]
+        ) from None
     except json.JSONDecodeError as exc:
         raise SelectorValidationError(
             where, [f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
         ) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise SelectorValidationError(where, [f"{where}: invalid JSON: {exc}"]) from exc
+
+
+def _free_parts(data: dict[str, Any]) -> Iterator[Any]:
+    """The parts of a selector file the schema leaves open: ``baseline``, every field's
+    ``examples`` (anything else nested is refused by the schema, one level at a time)."""
+    yield data.get("baseline")
+    page_types = data.get("page_types")
+    for pt in page_types.values() if isinstance(page_types, dict) else ():
+        fields = pt.get("fields") if isinstance(pt, dict) else None
+        for spec in fields.values() if isinstance(fields, dict) else ():
+            if isinstance(spec, dict):
+                yield spec.get("examples")
 
 
 def history_dir(path: PathLike, site_id: str) -> Path:
@@ -295,16 +337,24 @@ def list_versions(path: PathLike) -> list[int]:
     return sorted(versions)
 
 
-def load_selector_file(path: PathLike, *, version: int | None = None) -> SelectorFile:
-    """Load and validate a selector file (optionally an archived earlier ``version``)."""
+def load_selector_file(
+    path: PathLike, *, version: int | None = None, check_files: bool = False
+) -> SelectorFile:
+    """Load and validate a selector file (optionally an archived earlier ``version``).
+
+    The paths it names are always checked on their text (inside ``fixtures/``, no ``..``,
+    not absolute); with ``check_files`` (``validate``, ``check``, ``diff``: the commands that
+    read them) also on disk, symlinks resolved. Whatever reads one goes through
+    :func:`fixture_path`, which checks on disk again."""
     p = Path(path)
-    sf = parse_selector_data(_read_json(p), str(p), base=p.parent)
+    base = p.parent if check_files else None
+    sf = parse_selector_data(_read_json(p), str(p), base=base)
     if version is None or version == sf.version:
         return sf
     old = history_dir(p, sf.site.id) / f"v{version}.json"
     if not old.is_file():
         raise SelectorFileError(f"{p}: version {version} not found (looked in {old})")
-    return parse_selector_data(_read_json(old), str(old), base=p.parent)
+    return parse_selector_data(_read_json(old), str(old), base=base)
 
 
 def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
@@ -314,7 +364,10 @@ def find_selector_file(site: str, selectors_dir: PathLike) -> Path:
     else:
         p = Path(selectors_dir) / f"{site}.json"
     if not p.is_file():
-        raise SelectorFileError(f"{p}: no selector file for site {site!r}")
+        known = sorted(q.stem for q in p.parent.glob("*.json")) if p.parent.is_dir() else []
+        raise SelectorFileError(
+            f"{p}: no selector file for site {site!r}" + did_you_mean([p.stem], known)
+        )
     return p
 
 

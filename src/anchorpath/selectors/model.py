@@ -8,12 +8,13 @@ left out, so that load → save of a canonical file is byte-identical.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
     "FIELD_TYPES",
     "Anchor",
+    "Discovery",
     "FetchSpec",
     "FieldSpec",
     "Fixture",
@@ -32,6 +33,34 @@ Basis = Literal["api", "feed", "sitemap", "robots", "written-permission"]
 #: Why collecting a site is allowed (``policy.basis``), strongest first.
 BASES: tuple[str, ...] = ("api", "feed", "sitemap", "robots", "written-permission")
 SCHEMA_URL = "https://anchorpath.dev/schema/selector.v1.json"
+
+
+def pointer_xpath(pointer: str, records: bool = False) -> str:
+    """The XPath that reads JSON pointer ``pointer`` on a JSON page's tree
+    (:func:`anchorpath.selectors.evaluate.json_document`): each object member is an element
+    named by its key (``_`` + hex codes for a key that is no XML name), each array element an
+    ``item``. ``/a/0/b`` -> ``a/item[1]/b`` (relative to the record); with ``records`` the
+    pointer names the array of records: ``/items`` -> ``/json/items/item``."""
+    steps = []
+    for raw in pointer.split("/")[1:] if pointer else []:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if token.isdigit():
+            steps.append(f"item[{int(token) + 1}]")
+        else:
+            steps.append(json_name(token))
+    if records:
+        return "/" + "/".join(["json", *steps, "item"])
+    return "/".join(steps) or "."
+
+
+def json_name(key: str) -> str:
+    """The element name of a JSON object key: the key when it is a plain XML name, else ``_``
+    and the key's UTF-8 bytes in hex."""
+    import re
+
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", key) and not key.lower().startswith("xml"):
+        return key
+    return "_" + key.encode("utf-8").hex()
 
 
 def _prune(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -115,6 +144,46 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class Discovery:
+    """What authoring found besides the HTML pages: sitemaps named by robots.txt, a
+    ``/sitemap.xml``, feeds linked from the seeds, JSON-LD types, JSON endpoints the pages
+    load, and the source it recommended."""
+
+    at: str | None = None
+    robots_sitemaps: tuple[str, ...] = ()
+    sitemaps: tuple[str, ...] = ()
+    feeds: tuple[str, ...] = ()
+    json_ld: tuple[str, ...] = ()
+    api: tuple[str, ...] = ()
+    recommended: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Discovery:
+        return cls(
+            at=d.get("at"),
+            robots_sitemaps=tuple(d.get("robots_sitemaps", ())),
+            sitemaps=tuple(d.get("sitemaps", ())),
+            feeds=tuple(d.get("feeds", ())),
+            json_ld=tuple(d.get("json_ld", ())),
+            api=tuple(d.get("api", ())),
+            recommended=d.get("recommended"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("at", self.at),
+                ("robots_sitemaps", list(self.robots_sitemaps)),
+                ("sitemaps", list(self.sitemaps)),
+                ("feeds", list(self.feeds)),
+                ("json_ld", list(self.json_ld)),
+                ("api", list(self.api)),
+                ("recommended", self.recommended),
+            ]
+        )
+
+
+@dataclass(frozen=True)
 class Policy:
     """Why collecting the site is allowed and how its data is kept (``policy``).
 
@@ -127,9 +196,12 @@ class Policy:
     retention_days: int | None = None
     store_raw: bool = True
     personal: tuple[str, ...] = ()
+    #: what authoring found besides the HTML pages (``authoring.discover``)
+    discovery: Discovery | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Policy:
+        found = d.get("discovery")
         return cls(
             basis=d.get("basis"),
             terms_url=d.get("terms_url"),
@@ -138,6 +210,7 @@ class Policy:
             retention_days=d.get("retention_days"),
             store_raw=d.get("store_raw", True),
             personal=tuple(d.get("personal", ())),
+            discovery=Discovery.from_dict(found) if found is not None else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -150,6 +223,7 @@ class Policy:
                 ("retention_days", self.retention_days),
                 ("store_raw", None if self.store_raw else False),
                 ("personal", list(self.personal)),
+                ("discovery", self.discovery.to_dict() if self.discovery else None),
             ]
         )
 
@@ -174,6 +248,9 @@ class FetchSpec:
     max_pages: int = 1000
     render: Literal["http", "browser"] = "http"
     politeness: Mapping[str, float | int] = field(default_factory=dict)
+    #: sitemaps and RSS/Atom feeds whose URLs a run fetches besides the start URLs
+    sitemaps: tuple[str, ...] = ()
+    feeds: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> FetchSpec:
@@ -188,12 +265,16 @@ class FetchSpec:
             max_pages=d.get("max_pages", 1000),
             render=d.get("render", "http"),
             politeness=dict(d.get("politeness", {})),
+            sitemaps=tuple(d.get("sitemaps", ())),
+            feeds=tuple(d.get("feeds", ())),
         )
 
     def to_dict(self) -> dict[str, Any]:
         return _prune(
             [
                 ("start_urls", list(self.start_urls)),
+                ("sitemaps", list(self.sitemaps)),
+                ("feeds", list(self.feeds)),
                 ("allow", list(self.allow)),
                 ("deny", list(self.deny)),
                 ("drop_params", list(self.drop_params)),
@@ -278,13 +359,20 @@ class FieldSpec:
     robustness: float | None = None
     examples: tuple[Any, ...] = ()
     warnings: tuple[str, ...] = ()  # authoring's caveats (a positional XPath), for reviewers
+    #: JSON pages: the JSON pointer the field was written as (``xpath`` is derived from it)
+    pointer: str | None = None
 
     @classmethod
     def from_dict(cls, name: str, d: Mapping[str, Any]) -> FieldSpec:
         a = d.get("anchor")
+        pointer = d.get("pointer")
         return cls(
             name=name,
-            xpath=d["xpath"],
+            # a list field's pointer names an array: its elements are the values
+            xpath=d["xpath"]
+            if pointer is None
+            else pointer_xpath(pointer) + ("/item" if d.get("type") == "list" else ""),
+            pointer=pointer,
             type=d.get("type", "string"),
             required=d.get("required", False),
             description=d.get("description"),
@@ -302,7 +390,8 @@ class FieldSpec:
     def to_dict(self) -> dict[str, Any]:
         return _prune(
             [
-                ("xpath", self.xpath),
+                ("xpath", self.xpath if self.pointer is None else None),
+                ("pointer", self.pointer),
                 ("type", self.type),
                 ("required", self.required),
                 ("description", self.description),
@@ -325,23 +414,32 @@ class PageType:
     record_root: str | None = None
     emit: bool = True
     follow: tuple[str, ...] = ()
+    #: how its pages are read: ``html``, ``xml`` (a feed; namespaces dropped) or ``json``
+    format: Literal["html", "xml", "json"] = "html"
+    #: JSON pages: the pointer ``record_root`` was derived from
+    record_pointer: str | None = None
 
     @classmethod
     def from_dict(cls, name: str, d: Mapping[str, Any]) -> PageType:
+        pointer = d.get("record_pointer")
         return cls(
             name=name,
             match=d["match"],
             fields={k: FieldSpec.from_dict(k, v) for k, v in d["fields"].items()},
-            record_root=d.get("record_root"),
+            record_root=d.get("record_root") if pointer is None else pointer_xpath(pointer, True),
             emit=d.get("emit", True),
             follow=tuple(d.get("follow", ())),
+            format=d.get("format", "html"),
+            record_pointer=pointer,
         )
 
     def to_dict(self) -> dict[str, Any]:
         return _prune(
             [
                 ("match", self.match),
-                ("record_root", self.record_root),
+                ("format", None if self.format == "html" else self.format),
+                ("record_root", self.record_root if self.record_pointer is None else None),
+                ("record_pointer", self.record_pointer),
                 ("emit", None if self.emit else False),
                 ("follow", list(self.follow)),
                 ("fields", {k: f.to_dict() for k, f in self.fields.items()}),
@@ -463,12 +561,3 @@ class SelectorFile:
             if re.search(pt.match, url):
                 return pt
         return None
-
-    def with_field(self, page_type: str, spec: FieldSpec) -> SelectorFile:
-        """A copy with one field replaced or added (the version is bumped on save, not here)."""
-        pt = self.page_types[page_type]
-        fields = dict(pt.fields)
-        fields[spec.name] = spec
-        page_types = dict(self.page_types)
-        page_types[page_type] = replace(pt, fields=fields)
-        return replace(self, page_types=page_types)

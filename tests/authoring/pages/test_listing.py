@@ -5,6 +5,7 @@ place): one odd example costs that example, not the site."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -78,3 +79,106 @@ def test_cli_writes_the_partial_file_and_exits_5(tmp_path: Path) -> None:
     assert "partial: field 'title': no XPath reproduces the examples on every seed" in res.stderr
     sf = load_selector_file(out / "shop.json")
     assert sf.page_types["list"].fields["title"].warnings
+
+
+# -- the messy shapes of real list pages, on generated pages ---------------------------------
+
+
+def _titles_on_page_3(
+    build: Callable[[int], str], examples: Callable[[int], list[str]]
+) -> list[str]:
+    seeds, ex = [], {}
+    for p in (1, 2):
+        s = seed_from_html(build(p), f"https://shop.test/s?q=k{p}", source=f"p{p}.html")
+        seeds.append(s)
+        ex[s.source] = {"title": examples(p)}
+    res = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    assert not res.shortfalls
+    got = extract(_site(res), build(3), "https://shop.test/s?q=k3")
+    return [str(r.values["title"]) for r in got if r.values.get("title")]
+
+
+def _ads_between(p: int) -> str:
+    rows = []
+    for n in range(1, 7):
+        rows.append(f'<div class="item"><h3><a href="/b{n}">Book {p}-{n}</a></h3><p>x</p></div>')
+        if n in (2, 4):
+            rows.append('<div class="item ad"><iframe src="/ad"></iframe><span>Ad</span></div>')
+    return f"<html><body><div id='results'>{''.join(rows)}</div></body></html>"
+
+
+def _two_containers(p: int) -> str:
+    top = "".join(f'<li class="r"><h3><a href="/f{n}">Top {p}-{n}</a></h3></li>' for n in (1, 2))
+    main = "".join(
+        f'<li class="r"><h3><a href="/b{n}">Book {p}-{n}</a></h3></li>' for n in range(1, 6)
+    )
+    return f"<html><body><ul class='featured'>{top}</ul><ul class='main'>{main}</ul></body></html>"
+
+
+def _split_by_headings(p: int) -> str:
+    parts = []
+    for g in "ABC":
+        items = "".join(
+            f'<li><a href="/{g}{n}">Item {p}{g}{n}</a> <span>info</span></li>' for n in (1, 2, 3)
+        )
+        parts.append(f"<h2>Group {g}</h2><ul>{items}</ul>")
+    return f"<html><body><div class='list'>{''.join(parts)}</div></body></html>"
+
+
+def _trailing_badges(p: int) -> str:
+    rows = []
+    for n in range(1, 6):
+        badge = ' <span class="badge">NEW</span>' if n % 2 else ""
+        rows.append(f'<li class="r"><h3><a href="/b{n}">Book {p}-{n}</a>{badge}</h3><p>x</p></li>')
+    return f"<html><body><ul>{''.join(rows)}</ul></body></html>"
+
+
+def test_ads_between_records_are_not_records() -> None:
+    got = _titles_on_page_3(_ads_between, lambda p: [f"Book {p}-{n}" for n in (1, 2, 3)])
+    assert got == [f"Book 3-{n}" for n in range(1, 7)]
+
+
+def test_records_in_two_containers_are_all_found() -> None:
+    got = _titles_on_page_3(_two_containers, lambda p: [f"Top {p}-1", f"Book {p}-1", f"Book {p}-2"])
+    assert got == ["Top 3-1", "Top 3-2", *(f"Book 3-{n}" for n in range(1, 6))]
+
+
+def test_records_split_by_headings_are_one_list() -> None:
+    got = _titles_on_page_3(
+        _split_by_headings, lambda p: [f"Item {p}A1", f"Item {p}A2", f"Item {p}B1"]
+    )
+    assert got == [f"Item 3{g}{n}" for g in "ABC" for n in (1, 2, 3)]
+
+
+def test_titles_with_trailing_badges_read_without_the_badge() -> None:
+    got = _titles_on_page_3(_trailing_badges, lambda p: [f"Book {p}-{n}" for n in (1, 2, 3)])
+    assert got == [f"Book 3-{n}" for n in range(1, 6)]
+
+
+def _spacers_and_ad_slots(p: int) -> str:
+    """Rows of one tag, one record (the 3rd) with an unlinked title, an ad slot and an empty
+    spacer row between them: no XPath selects exactly the records without leaving out a
+    record or taking in a filler row."""
+    rows = []
+    for n in range(1, 7):
+        t = f'<a href="/b{n}">Book {p}-{n}</a>' if n != 3 else f"Book {p}-{n}"
+        rows.append(f"<div><h3>{t}</h3><p>by someone {n}</p></div>")
+        if n == 2:
+            rows.append('<div><ins class="slot"></ins><p>Advertisement</p></div>')
+        if n == 4:
+            rows.append("<div><h3> </h3></div>")
+    return f"<html><body><div id='list'>{''.join(rows)}</div></body></html>"
+
+
+def test_empty_and_ad_rows_between_records_are_left_out_and_said() -> None:
+    """Rule: a record root whose only extra rows hold no text or an ad frame is narrowed to
+    rows with text and no ad frame, and the person is told."""
+    seeds, ex = [], {}
+    for p in (1, 2):
+        s = seed_from_html(_spacers_and_ad_slots(p), f"https://shop.test/s?q={p}", source=f"{p}")
+        seeds.append(s)
+        ex[s.source] = {"title": [f"Book {p}-1", f"Book {p}-2", f"Book {p}-3"]}
+    res = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    assert any("no text or an ad frame" in p for p in res.problems)
+    got = extract(_site(res), _spacers_and_ad_slots(3), "https://shop.test/s?q=3")
+    assert [r.values["title"] for r in got] == [f"Book 3-{n}" for n in range(1, 7)]

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from anchorpath.runner.progress import Note, ProgressEvent, RunsChecked, ShardsRead
 from anchorpath.runner.replay.extract import Tally
 
 
 def test_a_tasks_shard_and_checked_progress_is_added_up() -> None:
-    seen: list[tuple[str, dict[str, Any]]] = []
-    tally = Tally(lambda kind, data: seen.append((kind, dict(data))))
+    seen: list[ProgressEvent] = []
+    tally = Tally(seen.append)
     for pages in (71, 70):
-        tally("shard", {"path": "x.warc.gz", "pages": pages})
-        tally("checked", {"pages": pages})
-    tally("other", {"n": 1})  # anything else goes at once
-    assert seen == [("other", {"n": 1})]
+        tally(ShardsRead(1, pages))
+        tally(RunsChecked(1))
+    tally(Note("other"))  # anything else goes at once
+    assert seen == [Note("other")]
     tally.flush()
-    assert seen[1:] == [("shard", {"shards": 2, "pages": 141}), ("checked", {"runs": 2})]
+    assert seen[1:] == [ShardsRead(2, 141), RunsChecked(2)]
     tally.flush()  # nothing new: nothing sent
     assert len(seen) == 3

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from anchorpath.runner.report.model import RunReport
 from anchorpath.runner.report.render import render_markdown
 from anchorpath.runner.report.summary import change_rate, renderer_line
 from anchorpath.runner.store.database import RunRow, Store
@@ -23,7 +24,7 @@ def test_renderer_line_names_the_renderer_and_its_timings() -> None:
 
 
 def test_report_shows_the_renderer() -> None:
-    md = render_markdown({"run_id": "r1", "site": "s", "verdict": "ok", "renderer": "http"})
+    md = render_markdown(RunReport("r1", "s", "ok", renderer="http"))
     assert "- renderer: http" in md
 
 
@@ -50,4 +51,4 @@ def test_change_rate_reads_no_run_statistics(
     monkeypatch.setattr(store, "runs", spy)
     assert change_rate(store, "s") == expected  # the statistics never were part of it
     assert calls and all(kw.get("stats") is False for kw in calls)
-    assert expected["runs"] == 5
+    assert expected.runs == 5

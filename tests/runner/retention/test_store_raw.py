@@ -35,7 +35,7 @@ def test_no_raw_bodies_are_kept_and_replay_says_why(tmp_path: Path) -> None:
                 run_site(RunOptions("mfds-dmf", sel, state, base_url=srv.base_url, settings=fast()))
             )
     assert [r.verdict for r in results] == ["ok", "ok"]
-    assert results[0].counts()["new"] > 0 and results[1].events == []
+    assert results[0].counts().new > 0 and results[1].events == []
     for r in results:
         segments = warc_segments(r.run_dir)
         data = b"".join(gzip.decompress(s.read_bytes()) for s in segments)

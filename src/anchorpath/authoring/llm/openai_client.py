@@ -70,16 +70,14 @@ def endpoint_host(base_url: str) -> str:
 def unreachable_hint(base_url: str) -> str:
     """What to do when the endpoint at ``base_url`` cannot be reached: where the URL comes
     from (the default, when nothing set one), how to set it, and the way that needs no model."""
-    where = (
-        f"{base_url} is the default [llm] base_url (nothing configured one)"
-        if base_url == LLMConfig.base_url
-        else f"is an OpenAI-compatible server running at {base_url}?"
+    how = (
+        "set the endpoint with ANCHORPATH_LLM_BASE_URL=http://HOST:PORT/v1 or base_url in the "
+        "[llm] table of anchorpath.toml, and try it with `anchorpath llm check`; authoring from "
+        "example values (--examples EX.json) needs no model"
     )
-    return (
-        f"{where}: set the endpoint with ANCHORPATH_LLM_BASE_URL=http://HOST:PORT/v1 or "
-        "base_url in the [llm] table of anchorpath.toml, and try it with `anchorpath llm "
-        "check`; authoring from example values (--examples EX.json) needs no model"
-    )
+    if base_url == LLMConfig.base_url:
+        return f"{base_url} is the default [llm] base_url (nothing configured one): {how}"
+    return f"is an OpenAI-compatible server running at {base_url}? Otherwise {how}"
 
 
 def parse_json_answer(text: str | None) -> tuple[Any, str | None]:

@@ -262,13 +262,16 @@ def value_request(
         "field_values",
         purpose,
         page.seed.source,
-        accept=_acceptable(page, fields) if purpose != "perturb" else None,
+        accept=_acceptable(page, fields, on_page=purpose != "perturb"),
     )
 
 
-def _acceptable(page: SeedPrompt, fields: Sequence[FieldRequest]) -> Callable[[Any], bool]:
+def _acceptable(
+    page: SeedPrompt, fields: Sequence[FieldRequest], *, on_page: bool = True
+) -> Callable[[Any], bool]:
     """Whether a value answer passes the guard as a whole (cached only then): an object whose
-    fields hold at most :data:`MAX_VALUES` values each, every one on the page."""
+    fields hold at most :data:`MAX_VALUES` values each, every one on the page (``on_page``;
+    a perturbation round's page is altered on purpose, so only the count holds there)."""
 
     def accept(data: Any) -> bool:
         if not isinstance(data, dict):
@@ -277,7 +280,7 @@ def _acceptable(page: SeedPrompt, fields: Sequence[FieldRequest]) -> Callable[[A
             raw = data.get(f.name)
             if isinstance(raw, list) and len(raw) > MAX_VALUES:
                 return False
-            vals = _as_values(raw)
+            vals = _as_values(raw) if on_page else None
             if vals is not None and not all(verbatim(v, page, f.type) for v in dict.fromkeys(vals)):
                 return False
         return True

@@ -4,7 +4,7 @@ record roots."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,6 +16,7 @@ from anchorpath.authoring.candidates.ground import (
     Target,
     ground_value,
     grounding_note,
+    itext,
     norm,
 )
 from anchorpath.authoring.candidates.xpath_common import (
@@ -79,7 +80,7 @@ def author_list(
     roots = _record_roots(seeds, grounded, names, values, shortfalls)
     problems += shortfalls
     probe = _probe(grounded, names, roots)
-    ok_roots, counts = _seed_verified_roots(docs, roots, probe)
+    ok_roots, counts = _seed_verified_roots(docs, roots, probe, problems)
     mutants = _record_mutants(
         docs, grounded, roots, operators=operators, mutation_seed=mutation_seed
     )
@@ -291,38 +292,93 @@ def _elements(res: object) -> list[etree._Element]:
     return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
 
 
+#: Rows that hold no text, or an ad frame: what a list interleaves with its records
+#: (spacers, ad slots). A record root may leave them out with this predicate.
+NOT_FILLER = "[normalize-space()][not(descendant::iframe or descendant::ins or descendant::embed)]"
+
+
 def _seed_verified_roots(
-    docs: list[etree._Element], roots: list[list[etree._Element]], probe: str | None
+    docs: list[etree._Element],
+    roots: list[list[etree._Element]],
+    probe: str | None,
+    problems: list[str],
 ) -> tuple[list[RootCandidate], dict[str, list[int]]]:
     """Record-root candidates that select exactly the example records' rows on every seed,
-    with the number of rows each selects per seed."""
+    with the number of rows each selects per seed.
+
+    Rule: when none does because a candidate's extra rows are empty or ad-shaped (spacers,
+    ad slots between the records), the candidate narrowed by :data:`NOT_FILLER` is tried,
+    and kept with a note in ``problems`` when it selects exactly the records."""
     rcands: dict[str, RootCandidate] = {}
     for rr in roots:
         for c in root_candidates(rr, probe):
             rcands.setdefault(c.xpath, c)
-    counts: dict[str, list[int]] = {}
-    ok_roots = []
-    for c in rcands.values():
-        xp = compiled(c.xpath)
-        if xp is None:
-            continue
-        good = True
-        cs = []
-        for d, rr in zip(docs, roots, strict=True):
-            found = _elements(xp(d))
-            if not root_result_ok(found, rr, probe=probe):
-                good = False
-                break
-            cs.append(len(found))
-        if good:
-            ok_roots.append(c)
-            counts[c.xpath] = cs
+    ok_roots, counts = _exact_roots(docs, roots, probe, rcands.values())
+    if not ok_roots:
+        narrowed = [
+            RootCandidate(c.xpath + NOT_FILLER, c.kind, c.positional + 1)
+            for c in rcands.values()
+            if _extras_are_filler(docs, roots, c.xpath, probe)
+        ]
+        ok_roots, counts = _exact_roots(docs, roots, probe, narrowed)
+        if ok_roots:
+            problems.append(
+                "record root: no XPath selects exactly the example records' rows; the rows "
+                "between them with no text or an ad frame (iframe, ins, embed) are left out "
+                f"with {NOT_FILLER}"
+            )
     if not ok_roots:
         raise AuthoringError(
             "no record-root XPath selects exactly the example records' rows "
             f"on every seed ({len(rcands)} candidates tried)"
         )
     return ok_roots, counts
+
+
+def _exact_roots(
+    docs: list[etree._Element],
+    roots: list[list[etree._Element]],
+    probe: str | None,
+    cands: Iterable[RootCandidate],
+) -> tuple[list[RootCandidate], dict[str, list[int]]]:
+    counts: dict[str, list[int]] = {}
+    ok_roots = []
+    for c in cands:
+        xp = compiled(c.xpath)
+        if xp is None:
+            continue
+        cs = []
+        for d, rr in zip(docs, roots, strict=True):
+            found = _elements(xp(d))
+            if not root_result_ok(found, rr, probe=probe):
+                break
+            cs.append(len(found))
+        else:
+            ok_roots.append(c)
+            counts[c.xpath] = cs
+    return ok_roots, counts
+
+
+def _is_filler(el: etree._Element) -> bool:
+    return not itext(el).strip() or any(True for _ in el.iter("iframe", "ins", "embed"))
+
+
+def _extras_are_filler(
+    docs: list[etree._Element], roots: list[list[etree._Element]], xpath: str, probe: str | None
+) -> bool:
+    """``xpath`` selects the example rows on every seed as a record root must, once its
+    empty or ad-shaped rows are set aside, and some such rows besides."""
+    xp = compiled(xpath)
+    if xp is None:
+        return False
+    extra = 0
+    for d, rr in zip(docs, roots, strict=True):
+        found = _elements(xp(d))
+        kept = [f for f in found if not _is_filler(f)]
+        if not root_result_ok(kept, rr, probe=probe):
+            return False
+        extra += len(found) - len(kept)
+    return extra > 0
 
 
 def _record_mutants(

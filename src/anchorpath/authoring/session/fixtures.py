@@ -28,7 +28,7 @@ from typing import Any
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.evaluate import ExtractionWarning, extract
-from anchorpath.selectors.load import save_selector_file
+from anchorpath.selectors.load import fixture_path, save_selector_file
 from anchorpath.selectors.model import Fixture, SelectorFile
 
 __all__ = ["fixture_dir", "save_with_fixtures", "snapshot_bytes"]
@@ -112,8 +112,11 @@ def save_with_fixtures(
         for f in fixtures:
             if f.records is None:
                 continue
-            page_path = target.parent / f.page
-            rec_path = target.parent / f.records
+            try:  # only inside fixtures/ next to the file, as everywhere
+                page_path = fixture_path(target, f.page)
+                rec_path = fixture_path(target, f.records)
+            except OSError:
+                continue
             if not page_path.is_file() or not rec_path.is_file():
                 continue
             new = _records(sf, page_path.read_bytes(), f.url)

@@ -228,7 +228,8 @@ class _Review:
         for p in self.shots:
             self.c.print(f"screenshot: {escape(str(p))}")
         if self.open_images:
-            _open(self.shots, self.c)
+            # the views of the values; the full pages are a click away in the same folder
+            _open([p for p in self.shots if not p.stem.endswith("-full")], self.c)
 
     # ------------------------------------------------------------------ actions
 

@@ -39,7 +39,7 @@ class CrawlItem:
 
     url: str
     depth: int = 0
-    via: str = "start"  # start | next | follow | url
+    via: str = "start"  # start | next | follow | url | sitemap | feed
     listing_page: int = 1  # position in the pagination chain (listing pages only)
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,6 +142,15 @@ class Frontier:
                 CrawlItem(self.normalize(rewrite_origin(u, self.base_url)), 0, "start")
                 for u in self.sf.fetch.start_urls
             ]
+            # URL sources (sitemaps, feeds): read first, their pages queued behind the starts
+            items[:0] = [
+                CrawlItem(self.normalize(rewrite_origin(u, self.base_url)), 0, via)
+                for via, urls in (
+                    ("sitemap", self.sf.fetch.sitemaps),
+                    ("feed", self.sf.fetch.feeds),
+                )
+                for u in urls
+            ]
         for item in items:
             if item.url not in state.seen:
                 state.seen.append(item.url)
@@ -184,6 +193,23 @@ class Frontier:
                 self._queue(state, seen, CrawlItem(url, item.depth, "next", item.listing_page + 1))
         for link in links:
             self._queue(state, seen, CrawlItem(self.normalize(link), item.depth + 1, "follow"))
+
+    def queue_source(self, state: CrawlState, url: str, via: str, depth: int) -> None:
+        """Queue a sitemap a sitemap index names (not a page: the allow/deny patterns, which
+        are about pages, do not apply; the depth cap and the URL guards do)."""
+        item = CrawlItem(self.normalize(url), depth, via)
+        if item.url in state.seen:
+            return
+        reason = "deeper than max_depth" if depth > self.sf.fetch.max_depth else None
+        reason = reason or trap_reason(item.url, max_length=self.max_url_length)
+        if reason is None and has_credentials(item.url):
+            reason = "URL carries credentials (user:password@), never sent"
+        if reason:
+            state.skipped.append((redact_url(item.url), reason))
+            state.seen.append(redact_url(item.url))
+            return
+        state.seen.append(item.url)
+        state.frontier.append(item)
 
     def _queue(self, state: CrawlState, seen: set[str], item: CrawlItem) -> None:
         if item.url in seen:

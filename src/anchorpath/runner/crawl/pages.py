@@ -24,10 +24,11 @@ from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.archive import ArchivedPage
-from anchorpath.runner.checkpoint import Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.runner.drift.template import template_fields, template_texts
+from anchorpath.runner.model import Checkpoint, PageEntry, RecordEntry
 from anchorpath.selectors.decode import charset_mismatch
+from anchorpath.selectors.documents import parse_document
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import PageType, SelectorFile
 
@@ -55,8 +56,19 @@ def default_fetcher(
     )
 
 
+#: Media types of RSS/Atom feeds and gzipped sitemaps, taken for a site that reads them.
+FEED_CONTENT_TYPES = (
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/rdf+xml",
+    "application/x-gzip",
+    "application/gzip",
+)
+
+
 def site_config(base: FetchConfig, sf: SelectorFile) -> FetchConfig:
-    """Per-site politeness from the selector file: it may only slow the crawler down."""
+    """Per-site politeness from the selector file: it may only slow the crawler down (and
+    the media types of the feeds and sitemaps it reads)."""
     over: dict[str, Any] = {}
     for name, value in sf.fetch.politeness.items():
         current = getattr(base, name, None)
@@ -66,6 +78,14 @@ def site_config(base: FetchConfig, sf: SelectorFile) -> FetchConfig:
             over[name] = min(int(current), int(value))
         else:
             over[name] = max(float(current), float(value))
+    if (
+        sf.fetch.sitemaps
+        or sf.fetch.feeds
+        or any(pt.format == "xml" for pt in sf.page_types.values())
+    ):
+        # feeds and (gzipped) sitemaps come as these types
+        extra = [t for t in FEED_CONTENT_TYPES if t not in base.accept_content_types]
+        over["accept_content_types"] = (*base.accept_content_types, *extra)
     return replace(base, **over) if over else base
 
 
@@ -137,16 +157,23 @@ def extract_page(
     Raises ``OriginBlocked`` for a login wall.
     """
     lower = {k.lower(): v for k, v in dict(headers).items()}
-    doc = parse_html(body, charset, plain=True)
-    pr = evaluate_page(compiled, doc, final_url or url)
-    wall = login_wall(doc, pr)
-    if wall is not None:
-        raise OriginBlocked(
-            f"{url}: {wall.kind} ({wall.evidence}) where the page's records should be",
-            url=url,
-            reason=wall.kind,
-        )
-    texts = template_texts(doc) if pr.records else None
+    cpt = compiled.page_type_for(final_url or url)
+    fmt = cpt.spec.format if cpt is not None else "html"
+    if fmt != "html":
+        # a feed or a JSON API: data, with no wall or page template to look for
+        pr = evaluate_page(compiled, parse_document(body, charset, fmt), final_url or url)
+        texts = None
+    else:
+        doc = parse_html(body, charset, plain=True)
+        pr = evaluate_page(compiled, doc, final_url or url)
+        wall = login_wall(doc, pr)
+        if wall is not None:
+            raise OriginBlocked(
+                f"{url}: {wall.kind} ({wall.evidence}) where the page's records should be",
+                url=url,
+                reason=wall.kind,
+            )
+        texts = template_texts(doc) if pr.records else None
     records = [
         RecordEntry(
             rec.page_type,

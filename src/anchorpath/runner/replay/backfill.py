@@ -9,8 +9,8 @@ from dataclasses import replace
 from anchorpath._errors import (
     RunError,
 )
+from anchorpath.runner.replay.gate import Replaying
 from anchorpath.runner.replay.plan import ReplayOptions
-from anchorpath.runner.replay.report import ReplayedRun
 from anchorpath.runner.run_types import now
 from anchorpath.runner.store.commit import (
     commit_records,
@@ -34,7 +34,7 @@ class ReplayRefused(RunError):
 
 def backfill(
     store: Store,
-    replayed: list[ReplayedRun],
+    replayed: list[Replaying],
     newer: list[RunRow],
     options: ReplayOptions,
     sf: SelectorFile,
@@ -81,9 +81,9 @@ def backfill(
                 accepted_by=by,
                 accepted_at=at,
             )
-            assert rr._plan is not None
+            assert rr.plan is not None
             outcome = commit_records(
-                store, row, rr._records, rr._plan, rr._page_rows, merged=rr._merged
+                store, row, rr.extracted, rr.plan, rr.page_rows, merged=rr.merged
             )
             rr.events, rr.complete = outcome.events, outcome.complete
     return len(todo)

@@ -20,11 +20,17 @@ from anchorpath._errors import (
     SelectorEvaluationError,
 )
 from anchorpath.fetch.http import charset_of
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.gate import looks_empty
-from anchorpath.runner.executor import PROGRESS_SECONDS, Progress
+from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.pipeline import RunChecks, check_records
+from anchorpath.runner.progress import (
+    PROGRESS_SECONDS,
+    Progress,
+    ProgressEvent,
+    RunsChecked,
+    ShardsRead,
+)
 from anchorpath.runner.replay.plan import entry_vias, live_run
 from anchorpath.runner.store.commit import (
     CommitPlan,
@@ -212,33 +218,33 @@ def extract_runs(progress: Progress, runs: list[RunShards]) -> list[RunOut]:
 
 
 class Tally:
-    """The "shard" and "checked" progress of one task, added up and sent at most every
-    :data:`PROGRESS_SECONDS` (``shards``/``runs``: how many each event stands for): a task of
-    ten runs would otherwise send twenty events, each waking the submitting process through a
-    pipe or, on Dask, crossing the scheduler."""
+    """The :class:`ShardsRead` and :class:`RunsChecked` progress of one task, added up and
+    sent at most every :data:`PROGRESS_SECONDS`: a task of ten runs would otherwise send twenty
+    events, each waking the submitting process through a pipe or, on Dask, crossing the
+    scheduler."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.sent = time.monotonic()
         self.shards = self.pages = self.runs = 0
 
-    def __call__(self, kind: str, data: Mapping[str, Any]) -> None:
-        if kind == "shard":
-            self.shards += 1
-            self.pages += int(data.get("pages", 0))
-        elif kind == "checked":
-            self.runs += 1
+    def __call__(self, event: ProgressEvent) -> None:
+        if isinstance(event, ShardsRead):
+            self.shards += event.shards
+            self.pages += event.pages
+        elif isinstance(event, RunsChecked):
+            self.runs += event.runs
         else:
-            self.progress(kind, data)
+            self.progress(event)
             return
         if time.monotonic() - self.sent >= PROGRESS_SECONDS:
             self.flush()
 
     def flush(self) -> None:
         if self.shards:
-            self.progress("shard", {"shards": self.shards, "pages": self.pages})
+            self.progress(ShardsRead(self.shards, self.pages))
         if self.runs:
-            self.progress("checked", {"runs": self.runs})
+            self.progress(RunsChecked(self.runs))
         self.shards = self.pages = self.runs = 0
         self.sent = time.monotonic()
 
@@ -291,7 +297,7 @@ def extract_shard(progress: Progress, shard: Shard) -> list[ArchivedOut]:
             out.append(ArchivedOut(url, status, etag, page=ex.page, records=tuple(ex.records)))
     except ArchiveError:
         pass  # truncated tail of a killed attempt: what was read so far stands
-    progress("shard", {"path": shard.path, "pages": sum(1 for o in out if o.page)})
+    progress(ShardsRead(1, sum(1 for o in out if o.page)))
     return out
 
 
@@ -317,7 +323,7 @@ def check_run(progress: Progress, job: CheckJob) -> Checked:
     checks = check_records(sf, job.records, job.pages)
     stats = json.loads(canonical_json(checks.stats.to_dict()))
     merged = merge_records(job.records, commit_plan(sf, checks.bad))
-    progress("checked", {"pages": len(job.pages)})
+    progress(RunsChecked(1))
     return Checked(checks, stats, merged)
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from anchorpath._errors import (
     RunError,
@@ -16,7 +18,9 @@ from anchorpath._errors import (
 from anchorpath.runner.archive import stands_for
 from anchorpath.runner.decide import Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import RollingBaseline, looks_empty
-from anchorpath.runner.executor import Executor, Progress
+from anchorpath.runner.executor import Executor
+from anchorpath.runner.model import PageEntry, RecordEntry
+from anchorpath.runner.progress import Progress, ReplayPlanned, RunReplayed
 from anchorpath.runner.replay.extract import (
     ArchivedOut,
     Checked,
@@ -33,15 +37,20 @@ from anchorpath.runner.replay.extract import (
     pages_of,
 )
 from anchorpath.runner.replay.plan import ReplayOptions, run_dir, segments
-from anchorpath.runner.replay.report import ReplayedRun
+from anchorpath.runner.replay.report import ReplayedRun, same_events
 from anchorpath.runner.store.commit import (
+    CommitPlan,
+    Merged,
     commit_records,
     page_rows,
 )
 from anchorpath.runner.store.database import (
+    Event,
+    PageRow,
     RunRow,
     Store,
 )
+from anchorpath.runner.verdict import COMMITTED, Verdict
 from anchorpath.selectors.load import (
     dump_selector_file,
 )
@@ -49,9 +58,69 @@ from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
     "Replayer",
+    "Replaying",
     "cycles_uncollected",
     "replay_runs",
 ]
+
+
+@dataclass
+class Replaying:
+    """One run while it is replayed: what :class:`~.report.ReplayedRun` reports of it, and
+    what its verdict and commit need (its extracted records and pages, failed and gone pages,
+    the wall or selector failure that stopped it, its commit plan and merged records)."""
+
+    run_id: str
+    started_at: str
+    original_verdict: Verdict
+    original_version: int | None
+    original_events: list[Event]
+    verdict: Verdict = "error"
+    reason: str | None = None
+    complete: bool = False
+    pages: int = 0
+    unresolved: list[str] = field(default_factory=list)
+    records: int = 0
+    invalid: int = 0
+    events: list[Event] = field(default_factory=list)
+    stats: dict[str, Any] | None = None
+    extracted: list[RecordEntry] = field(default_factory=list)
+    page_entries: list[PageEntry] = field(default_factory=list)
+    page_rows: list[PageRow] = field(default_factory=list)
+    looks_empty: bool = False
+    gone: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    blocked: str | None = None
+    fatal: str | None = None
+    charset: list[str] = field(default_factory=list)
+    plan: CommitPlan | None = None
+    merged: Merged | None = None
+    original_complete: bool = False
+
+    @property
+    def committed_before(self) -> bool:
+        return self.original_verdict in COMMITTED
+
+    def same_events(self) -> bool:
+        return same_events(self.events, self.original_events)
+
+    def report(self) -> ReplayedRun:
+        """What the replay report says of this run."""
+        return ReplayedRun(
+            self.run_id,
+            self.started_at,
+            self.original_verdict,
+            self.original_version,
+            self.verdict,
+            self.reason,
+            self.complete,
+            self.pages,
+            tuple(self.unresolved),
+            self.records,
+            self.invalid,
+            tuple(self.events),
+            tuple(self.original_events),
+        )
 
 
 class Replayer:
@@ -185,24 +254,24 @@ class Replayer:
                     self.history.setdefault(o.url, []).insert(0, o)
                     needed.discard(o.url)
 
-    def assemble(self, run: RunRow, got: RunOut) -> ReplayedRun:
+    def assemble(self, run: RunRow, got: RunOut) -> Replaying:
         """A run's pages and records from its archived responses (304s resolved from the
         runs assembled before it: call in the order the runs happened), unless the executor
         assembled them already."""
-        rr = ReplayedRun(
+        rr = Replaying(
             run.id,
             run.started_at,
             run.verdict,
             run.selector_version,
             original_events=self.store.events(run.id),
         )
-        rr._original_complete = got.original_complete
+        rr.original_complete = got.original_complete
         if got.assembled is not None:  # assembled and checked where it was extracted
             done = got.assembled
             failed, blocked, fatal = done.failed, done.blocked, done.fatal
-            rr._charset = done.charset
+            rr.charset = done.charset
             rr.pages, rr.records = len(done.page_rows), done.emitted
-            rr._page_rows, rr._looks_empty = done.page_rows, done.looks_empty
+            rr.page_rows, rr.looks_empty = done.page_rows, done.looks_empty
             self.unopened.append(got.archive)
         else:
             outs = got.archived()
@@ -211,27 +280,27 @@ class Replayer:
             pages, records, blocked = read.pages, read.records, read.blocked
             fatal = read.fatal
             rr.unresolved += read.unresolved
-            rr._charset = charset_notes(pages)
+            rr.charset = charset_notes(pages)
             self.remember(outs)
             rr.pages = len(pages)
-            rr._records, rr._pages = records, pages
-            rr._page_rows, rr._looks_empty = page_rows(pages), looks_empty(pages)
+            rr.extracted, rr.page_entries = records, pages
+            rr.page_rows, rr.looks_empty = page_rows(pages), looks_empty(pages)
             rr.records = sum(1 for r in records if r.page_type in self.emit)
         # A record's page that answered 404/410 is evidence of withdrawal, as in a live run
         # (a gone listing page is an error).
-        rr._gone = [u for u, status in failed if gone_evidence(self.sf, u, status)]
-        rr._failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr._gone]
-        rr._blocked = blocked
+        rr.gone = [u for u, status in failed if gone_evidence(self.sf, u, status)]
+        rr.failed = [f"{u}: HTTP {status}" for u, status in failed if u not in rr.gone]
+        rr.blocked = blocked
         if fatal is not None:
-            rr._fatal = f"{self.sf_path.name}: {fatal[1]} (on {fatal[0]})"
+            rr.fatal = f"{self.sf_path.name}: {fatal[1]} (on {fatal[0]})"
         return rr
 
-    def check(self, runs: list[ReplayedRun], done: Sequence[Checked | None] = ()) -> list[Checked]:
+    def check(self, runs: list[Replaying], done: Sequence[Checked | None] = ()) -> list[Checked]:
         """Validation and field statistics of every assembled run: those in ``done`` (checked
         where they were extracted) as they are, the others on the executor."""
         out: list[Checked | None] = list(done) or [None] * len(runs)
         todo = [k for k, c in enumerate(out) if c is None]
-        jobs = [CheckJob(self.sf_text, runs[k]._records, runs[k]._pages) for k in todo]
+        jobs = [CheckJob(self.sf_text, runs[k].extracted, runs[k].page_entries) for k in todo]
         batches = self._batches(len(jobs)) if jobs else []
         for i, res in self.executor.run(
             check_batch,
@@ -248,35 +317,35 @@ class Replayer:
                 out[todo[j]] = checks
         return [c for c in out if c is not None]
 
-    def decide(self, rr: ReplayedRun, run: RunRow, checked: Checked, target: Store) -> None:
+    def decide(self, rr: Replaying, run: RunRow, checked: Checked, target: Store) -> None:
         """The gate against ``target``'s history, then the commit into ``target``."""
         sf, emit, checks = self.sf, self.emit, checked.checks
         invalid_emitted = [r for r in checks.invalid if r.record.page_type in emit]
         rr.invalid = len(invalid_emitted)
         stats = checks.stats
         rr.stats = checked.stats
-        rr._merged = checked.merged
-        crawl_complete = rr._original_complete and not rr._failed and not rr.unresolved
+        rr.merged = checked.merged
+        crawl_complete = rr.original_complete and not rr.failed and not rr.unresolved
         seen = Observed(
-            blocked=rr._blocked,
-            fatal=rr._fatal,
+            blocked=rr.blocked,
+            fatal=rr.fatal,
             pages=rr.pages,
-            looks_empty=rr._looks_empty,
-            errors=rr._failed,
+            looks_empty=rr.looks_empty,
+            errors=rr.failed,
             records=rr.records,
             stats=stats,
             invalid_emitted=invalid_emitted,
-            charset_notes=rr._charset,
+            charset_notes=rr.charset,
         )
         decision = decide(seen, self.baseline, sf)
         rr.verdict, rr.reason = decision.verdict, decision.reason
-        rr._plan = commit_plan(
-            sf, checks.bad, crawl_complete=crawl_complete, stats=rr.stats, gone=rr._gone
+        rr.plan = commit_plan(
+            sf, checks.bad, crawl_complete=crawl_complete, stats=rr.stats, gone=rr.gone
         )
         row = self._row(run, rr)
         if rr.verdict == "ok":
             outcome = commit_records(
-                target, row, rr._records, rr._plan, rr._page_rows, merged=rr._merged
+                target, row, rr.extracted, rr.plan, rr.page_rows, merged=rr.merged
             )
             rr.events, rr.complete = outcome.events, outcome.complete
             # What the database now holds for it (JSON values already), as the next runs'
@@ -285,7 +354,7 @@ class Replayer:
         else:
             target.commit_run(row)
 
-    def _row(self, run: RunRow, rr: ReplayedRun) -> RunRow:
+    def _row(self, run: RunRow, rr: Replaying) -> RunRow:
         return RunRow(
             id=run.id,
             site=run.site,
@@ -318,7 +387,7 @@ def cycles_uncollected() -> Iterator[None]:
 
 def replay_runs(
     rep: Replayer, window: list[RunRow], older: list[RunRow], scratch: Store
-) -> list[ReplayedRun]:
+) -> list[Replaying]:
     """Extract, check, gate and commit the runs of ``window`` into ``scratch``.
 
     Extraction: one shard per WARC segment of every replayed run, a run's shards in one task,
@@ -338,14 +407,14 @@ def replay_runs(
         )
         for run in window
     ]
-    report("plan", {"runs": len(window), "shards": sum(len(r.shards) for r in run_shards)})
+    report(ReplayPlanned(len(window), sum(len(r.shards) for r in run_shards)))
     extracted: list[RunOut | None] = [None] * len(window)
-    replayed: list[ReplayedRun] = []
+    replayed: list[Replaying] = []
     streaming = True
 
-    def decide(k: int, rr: ReplayedRun, checked: Checked) -> None:
+    def decide(k: int, rr: Replaying, checked: Checked) -> None:
         rep.decide(rr, window[k], checked, scratch)
-        report("run", {"run_id": window[k].id, "verdict": rr.verdict})
+        report(RunReplayed(window[k].id, rr.verdict))
 
     for k, back in rep.extract_runs(run_shards):
         extracted[k] = back

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from anchorpath._errors import (
     ConfigError,
     RunError,
 )
-from anchorpath.runner.executor import Executor, LocalExecutor, Progress
+from anchorpath.runner.executor import Executor, LocalExecutor
 from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.progress import Progress, no_progress
 from anchorpath.runner.replay.backfill import backfill
 from anchorpath.runner.replay.gate import Replayer, cycles_uncollected, replay_runs
 from anchorpath.runner.replay.plan import ReplayOptions, load, runs_to_replay
-from anchorpath.runner.replay.report import ReplayResult, final_diff, write_report
+from anchorpath.runner.replay.report import ReplayReport, final_diff, write_report
 from anchorpath.runner.run_types import EXIT_DRIFT, EXIT_ERROR, EXIT_OK
 from anchorpath.runner.store.database import (
     DB_NAME,
@@ -38,7 +37,7 @@ def replay_site(
     executor: Executor | None = None,
     progress: Progress | None = None,
     max_in_flight: int = 4,
-) -> ReplayResult:
+) -> ReplayReport:
     """Replay the archived runs of ``options.site`` (see the module docstring).
 
     Raises ``AnchorpathError`` subclasses for what cannot start (unknown site or version, no
@@ -72,10 +71,6 @@ def replay_site(
             lock.release()
 
 
-def _ignore(kind: str, data: Mapping[str, Any]) -> None:
-    return None
-
-
 def _replay(
     options: ReplayOptions,
     sf: SelectorFile,
@@ -84,19 +79,19 @@ def _replay(
     executor: Executor,
     progress: Progress | None,
     max_in_flight: int,
-) -> ReplayResult:
+) -> ReplayReport:
     site = sf.site.id
     window, older = runs_to_replay(store, site, options)
     if not window:
         span = f" between {options.since or 'the first run'} and {options.until or 'now'}"
         raise RunError(f"site {site!r} has no archived run to replay{span}")
-    report = progress or _ignore
+    sink = progress or no_progress
     replay_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
     out_dir = options.state_dir / "replays" / site / replay_id
     out_dir.mkdir(parents=True, exist_ok=True)
     scratch_path = out_dir / DB_NAME
     t0 = window[0].started_at
-    rep = Replayer(options, sf, sf_path, store, executor, report, max_in_flight)
+    rep = Replayer(options, sf, sf_path, store, executor, sink, max_in_flight)
 
     # The gate and the commits go to a scratch database seeded as of t0, run after run.
     scratch = Store(scratch_path, scratch=True)
@@ -117,24 +112,26 @@ def _replay(
         if r.started_at > end and r.id not in {w.id for w in window}
     ]
     truth = store.records_as_of(site, newer[0].started_at) if newer else store.current(site)
-    result = ReplayResult(
-        replay_id,
-        site,
-        sf.version,
-        options.into,
-        replayed,
-        out_dir,
-        scratch_path,
-        final_diff=final_diff(final, truth),
-    )
     bad = [r for r in replayed if r.verdict not in ("ok", "empty-source")]
-    result.exit_code = (
+    exit_code = (
         EXIT_OK
         if not bad
         else (EXIT_DRIFT if any(r.verdict == "drift" for r in bad) else EXIT_ERROR)
     )
+    written, database = 0, scratch_path
     if options.into == "store":
-        result.written = backfill(store, replayed, newer, options, sf)
-        result.database = store.path
-    write_report(result)
-    return result
+        written, database = backfill(store, replayed, newer, options, sf), store.path
+    report = ReplayReport(
+        replay_id,
+        site,
+        sf.version,
+        options.into,
+        tuple(r.report() for r in replayed),
+        out_dir,
+        database,
+        written,
+        exit_code,
+        final_diff(final, truth),
+    )
+    write_report(report)
+    return report

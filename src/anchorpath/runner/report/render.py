@@ -1,61 +1,11 @@
 """Per-run report files: ``report.json``, ``report.md`` and a self-contained ``report.html``.
 
-:func:`write_reports` takes one *summary* dict (JSON-ready; the pipeline builds it) and renders
-it three ways, in the order a person reads them: the verdict and its reason, the counts, the
-events, duplicate keys and the drift gate's reasons first; statistics, politeness counters and
-errors after. The HTML report has no external references: no scripts, fonts, stylesheets or
-images from anywhere; plots are inline SVG.
-
-Summary keys (all optional except ``run_id``, ``site`` and ``verdict``; unknown keys are kept in
-``report.json`` and ignored by the renderers):
-
-``run_id`` (str)
-    The run's id.
-``site`` (str)
-    The site id of the selector file.
-``verdict`` (str)
-    ``ok`` | ``drift`` | ``blocked`` | ``empty-source`` | ``error`` | ``accepted`` (a drift
-    run a person accepted later: ``accepted_by`` and ``accepted_at`` say who and when,
-    ``drift_verdict`` keeps the gate's verdict, ``reason`` its one-line why).
-``policy`` (dict)
-    What the report opens with: ``basis``, ``robots`` (per origin: fetch time, sha256),
-    ``terms``, ``completion`` (rate, formula, robots-excluded and gone URLs) and ``stop``
-    (:class:`anchorpath.runner.policy.header.PolicyHeader`).
-``reason`` (str)
-    One line on why the verdict is what it is (e.g. ``drift: applicant, date``).
-``selector_version`` (int)
-    Version of the selector file the run used.
-``resumed`` / ``complete`` (bool)
-    Whether the run resumed a checkpoint, and whether its crawl of the listing was complete.
-``started_at`` / ``finished_at`` (str)
-    ISO 8601 times.
-``counts`` (dict[str, int])
-    E.g. ``pages``, ``records``, ``flagged``, ``new``, ``changed``, ``withdrawn``, ``unchanged``.
-``events`` (list[dict])
-    ``{"kind": "new"|"changed"|"withdrawn", "key": str, "changes": {field: [old, new]}}``;
-    ``changes`` only for ``changed``; a ``new`` event has ``values`` (``{field: value}``).
-``charset`` (list[str])
-    ``"URL: declared X, but the bytes are Y ..."`` per page whose charset does not fit.
-``extraction`` (list[str])
-    What extraction coerced or guessed: ``"field 'x': XPath returned 2 elements; first used
-    (on N page(s), first URL)"``.
-``duplicates`` (list[dict])
-    ``{"key": str, "pages": [url, ...]}``: keys that different records carried in one run.
-``drift`` (dict)
-    :meth:`anchorpath.runner.drift.check.DriftResult.to_dict` of the gate's result.
-``field_stats`` (dict)
-    :meth:`anchorpath.runner.drift.check.RunStats.to_dict` of this run.
-``baseline_history`` (list[dict])
-    ``RunStats.to_dict()`` of the baseline window, oldest first (plotted with this run).
-``fetch`` (dict[str, int | float])
-    Politeness counters of the fetcher (requests, 304s, retries, robots denials, waits, ...).
-``errors`` (list[str | dict])
-    One line per error, or ``{"url": ..., "message": ...}``.
-``change_rate`` (dict)
-    ``lambda_hat`` (per day), ``lambda_recent``, ``runs``, ``burst`` (bool), ``silent_stop``
-    (bool), ``note`` (str).
-``paths`` (dict[str, str])
-    Where things went: ``warc``, ``database``, ``bundle``, ``quarantine``, ...
+:func:`write_reports` takes one :class:`~anchorpath.runner.report.model.RunReport` (the
+pipeline builds it; ``accept`` changes it) and renders it three ways, reading nothing else, in
+the order a person reads them: the verdict and its reason, the counts, the events, duplicate
+keys and the drift gate's reasons first; statistics, politeness counters and errors after.
+The HTML report has no external references: no scripts, fonts, stylesheets or images from
+anywhere; plots are inline SVG.
 """
 
 from __future__ import annotations
@@ -63,13 +13,16 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from anchorpath._errors import RunError
+from anchorpath.runner.drift.stats import FieldStats, RunStats
 from anchorpath.runner.policy.header import header_html, header_markdown
+from anchorpath.runner.report.model import RunReport
+from anchorpath.runner.store.database import Event
 
 __all__ = ["render_html", "render_markdown", "report_json", "write_reports"]
 
@@ -85,52 +38,40 @@ _COLUMNS = (
     ("anchor_share", "anchor"),
 )
 _PLOTTED = ("empty_ratio", "len_mean", "distinct_ratio")
-_META = (
-    "reason",
-    "selector_version",
-    "renderer",
-    "started_at",
-    "finished_at",
-    "resumed",
-    "complete",
-    "accepted_by",
-    "accepted_at",
-)
 
 
-def _field_summary(d: Mapping[str, Any]) -> dict[str, float | None]:
-    """The headline numbers of one serialised FieldStats (mirrors ``FieldStats.summary``)."""
-    count = d.get("count", 0) or 0
-    filled = d.get("filled", 0) or 0
+def _field_summary(f: FieldStats) -> dict[str, float | None]:
+    """The headline numbers of one field's statistics (``None``: nothing to divide by)."""
+    count, filled = f.count, f.filled
 
-    def share(x: Any, n: int) -> float | None:
+    def share(x: int | None, n: int) -> float | None:
         return round(x / n, 4) if n and x is not None else None
 
     return {
         "count": count,
         "empty_ratio": round(1 - filled / count, 4) if count else None,
-        "len_mean": round(d.get("len_mean", 0.0), 2) if filled else None,
-        "numeric_share": share(d.get("numeric"), filled),
-        "date_share": share(d.get("dates"), filled),
-        "distinct_ratio": share(d.get("distinct"), filled),
-        "pattern_share": share(d.get("pattern_ok"), filled),
-        "anchor_share": share(d.get("anchor_present"), d.get("anchor_pages", 0) or 0),
+        "len_mean": round(f.len_mean, 2) if filled else None,
+        "numeric_share": share(f.numeric, filled),
+        "date_share": share(f.dates, filled),
+        "distinct_ratio": share(f.distinct, filled),
+        "pattern_share": share(f.pattern_ok, filled),
+        "anchor_share": share(f.anchor_present, f.anchor_pages),
     }
 
 
 def _fields_of(
-    stats: Mapping[str, Any] | None, qualify: bool | None = None
+    stats: RunStats | None, qualify: bool | None = None
 ) -> dict[str, dict[str, float | None]]:
-    """``{field or page_type.field: summary}`` of one serialised RunStats (names qualified
-    when it has several page types, or as ``qualify`` says: history follows the current run)."""
-    if not stats:
+    """``{field or page_type.field: summary}`` of one run's statistics (names qualified when
+    it has several page types, or as ``qualify`` says: history follows the current run)."""
+    if stats is None:
         return {}
-    pts = stats.get("page_types", {})
+    pts = stats.page_types
     if qualify is None:
         qualify = len(pts) > 1
     out = {}
     for pt_name, pt in pts.items():
-        for fname, fd in pt.get("fields", {}).items():
+        for fname, fd in pt.fields.items():
             out[f"{pt_name}.{fname}" if qualify else fname] = _field_summary(fd)
     return out
 
@@ -143,30 +84,18 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _event_line(ev: Mapping[str, Any]) -> tuple[str, str, str]:
-    changes = ev.get("changes") or {}
-    detail = "; ".join(
-        f"{k}: {_short(v[0])} → {_short(v[1])}"
-        if isinstance(v, Sequence) and not isinstance(v, str) and len(v) == 2
-        else f"{k}: {_short(v)}"
-        for k, v in changes.items()
-    )
-    values = ev.get("values") or {}
-    if values:  # a new record: its values as they are
-        detail = "; ".join(f"{k}: {_short(v)}" for k, v in values.items())
-    return str(ev.get("kind", "")), str(ev.get("key", "")), detail
+def _event_line(ev: Event) -> tuple[str, str, str]:
+    """Kind, key and what changed (a new record: its values as they are)."""
+    if ev.kind == "new":
+        detail = "; ".join(f"{k}: {_short(n)}" for k, (_o, n) in ev.fields.items())
+    else:
+        detail = "; ".join(f"{k}: {_short(o)} → {_short(n)}" for k, (o, n) in ev.fields.items())
+    return ev.kind, ev.key, detail
 
 
 def _short(v: Any, limit: int = 80) -> str:
     text = "" if v is None else str(v)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _error_line(e: Any) -> str:
-    if isinstance(e, Mapping):
-        where = e.get("url") or e.get("where") or ""
-        return f"{where}: {e.get('message', '')}" if where else str(e.get("message", e))
-    return str(e)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -192,63 +121,59 @@ _EXTRACTION_NOTE = (
 )
 
 
-def _duplicates_markdown(duplicates: Sequence[Mapping[str, Any]]) -> list[str]:
-    if not duplicates:
+def _duplicates_markdown(report: RunReport) -> list[str]:
+    if not report.duplicates:
         return []
-    lines = ["", f"## Duplicate keys ({len(duplicates)})", "", _DUPLICATES_NOTE, ""]
-    for d in duplicates:
-        pages = ", ".join(str(p) for p in d.get("pages", []))
-        lines.append(f"- **{d.get('key')}**: {pages}")
+    lines = ["", f"## Duplicate keys ({len(report.duplicates)})", "", _DUPLICATES_NOTE, ""]
+    lines += [f"- **{d.key}**: {', '.join(d.pages)}" for d in report.duplicates]
     return lines
 
 
-def render_markdown(summary: Mapping[str, Any]) -> str:
+def _drift_head(report: RunReport) -> str:
+    d = report.drift
+    assert d is not None
+    return f"score {round(d.score, 3)} (threshold {d.threshold}, {d.baseline_runs} baseline runs)"
+
+
+def render_markdown(report: RunReport) -> str:
     """The report as Markdown (for terminals, mail and chat)."""
     lines = [
-        f"# anchorpath run {summary.get('run_id', '?')} — {summary.get('site', '?')}",
+        f"# anchorpath run {report.run_id} — {report.site}",
         "",
-        *header_markdown(summary.get("policy")),
-        f"**Verdict: {summary.get('verdict', '?')}**",
+        *header_markdown(report.policy),
+        f"**Verdict: {report.verdict}**",
         "",
     ]
-    meta = [(k, summary.get(k)) for k in _META if summary.get(k) is not None]
-    lines += [f"- {k}: {v}" for k, v in meta]
-    counts = summary.get("counts") or {}
-    if counts:
-        lines += ["", "## Counts", "", "| what | n |", "|---|---|"]
-        lines += [f"| {k} | {v} |" for k, v in counts.items()]
-    events = summary.get("events") or []
+    lines += [f"- {k}: {v}" for k, v in report.meta()]
+    counts = report.counts.to_dict()
+    lines += ["", "## Counts", "", "| what | n |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in counts.items()]
+    events = report.events
     if events:
         lines += ["", f"## Events ({len(events)})", "", "| kind | key | changes |", "|---|---|---|"]
         for ev in events:
             kind, key, detail = _event_line(ev)
             lines.append(f"| {kind} | {key} | {detail.replace('|', '/')} |")
-    lines += _duplicates_markdown(summary.get("duplicates") or [])
-    charset = summary.get("charset") or []
+    lines += _duplicates_markdown(report)
+    charset = report.charset
     if charset:
         lines += ["", f"## Charset mismatch ({len(charset)} pages)", "", _CHARSET_NOTE, ""]
         lines += [f"- {c}" for c in charset]
-    extraction = summary.get("extraction") or []
-    if extraction:
-        lines += ["", f"## Extraction notes ({len(extraction)})", "", _EXTRACTION_NOTE, ""]
-        lines += [f"- {n}" for n in extraction]
-    drift = summary.get("drift") or {}
-    if drift:
-        lines += [
-            "",
-            "## Drift gate",
-            "",
-            f"score {drift.get('score', 0)} (threshold {drift.get('threshold', '?')}, "
-            f"{drift.get('baseline_runs', 0)} baseline runs)",
-        ]
-        for fname, evidence in (drift.get("fields") or {}).items():
+    if report.extraction:
+        n = len(report.extraction)
+        lines += ["", f"## Extraction notes ({n})", "", _EXTRACTION_NOTE, ""]
+        lines += [f"- {x}" for x in report.extraction]
+    drift = report.drift
+    if drift is not None:
+        lines += ["", "## Drift gate", "", _drift_head(report)]
+        for fname, evidence in drift.fields.items():
             lines.append(f"- **{fname}**")
             lines += [f"  - {e}" for e in evidence]
-        lines += [f"- {s}" for s in drift.get("structural") or []]
-        lines += [f"- note: {s}" for s in drift.get("notes") or []]
-    fields = _fields_of(summary.get("field_stats"))
+        lines += [f"- {s}" for s in drift.structural]
+        lines += [f"- note: {s}" for s in drift.notes]
+    fields = _fields_of(report.field_stats)
     if fields:
-        scores = drift.get("field_scores") or {}
+        scores = drift.field_scores if drift is not None else {}
         lines += [
             "",
             "## Field statistics",
@@ -257,27 +182,24 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             "|---" * (len(_COLUMNS) + 2) + "|",
         ]
         for fname, s in fields.items():
+            score = scores.get(fname)
             lines.append(
                 f"| {fname} | "
                 + " | ".join(_fmt(s[c[0]]) for c in _COLUMNS)
-                + f" | {_fmt(scores.get(fname))} |"
+                + f" | {_fmt(None if score is None else round(score, 3))} |"
             )
-    rate = summary.get("change_rate") or {}
-    if rate:
+    if report.change_rate is not None:
         lines += ["", "## Change rate", ""]
-        lines += [f"- {k}: {v}" for k, v in rate.items()]
-    fetch = summary.get("fetch") or {}
-    if fetch:
+        lines += [f"- {k}: {v}" for k, v in report.change_rate.to_dict().items()]
+    if report.fetch:
         lines += ["", "## Politeness counters", ""]
-        lines += [f"- {k}: {v}" for k, v in fetch.items()]
-    errors = summary.get("errors") or []
-    if errors:
-        lines += ["", f"## Errors ({len(errors)})", ""]
-        lines += [f"- {_error_line(e)}" for e in errors]
-    paths = summary.get("paths") or {}
-    if paths:
+        lines += [f"- {k}: {v}" for k, v in report.fetch.items()]
+    if report.errors:
+        lines += ["", f"## Errors ({len(report.errors)})", ""]
+        lines += [f"- {e}" for e in report.errors]
+    if report.paths:
         lines += ["", "## Files", ""]
-        lines += [f"- {k}: `{v}`" for k, v in paths.items()]
+        lines += [f"- {k}: `{v}`" for k, v in report.paths.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -348,27 +270,32 @@ def _file_links(value: str, base: Path | None) -> str:
     return ", ".join(links)
 
 
-def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
+def render_html(report: RunReport, *, base: Path | None = None) -> str:
     """The report as one self-contained HTML page (inline CSS and SVG, no external URLs; the
     run's files are linked relative to ``base``, the directory the report is written to)."""
-    verdict = str(summary.get("verdict", "?"))
-    title = f"anchorpath run {summary.get('run_id', '?')} — {summary.get('site', '?')}"
+    verdict = report.verdict
+    title = f"anchorpath run {report.run_id} — {report.site}"
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        *header_html(summary.get("policy")),
+        *header_html(report.policy),
         f'<p class="verdict {html.escape(verdict)}">Verdict: {html.escape(verdict)}</p>',
     ]
-    meta = [(k, summary.get(k)) for k in _META]
-    counts = summary.get("counts") or {}
-    rows = [(k, v) for k, v in meta if v is not None] + list(counts.items())
-    if rows:
+    meta = report.meta()
+    if meta:
         out.append("<table>")
-        out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in rows]
+        out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in meta]
         out.append("</table>")
-    events = summary.get("events") or []
+    counts = report.counts.to_dict()
+    # One row of counts across the page: the events below stay above the fold.
+    out.append('<table class="counts"><tr>')
+    out += [f"<th>{_h(k)}</th>" for k in counts]
+    out.append("</tr><tr>")
+    out += [f"<td class=n>{_h(v)}</td>" for v in counts.values()]
+    out.append("</tr></table>")
+    events = report.events
     out.append(f"<h2>Events ({len(events)})</h2>")
     if events:
         out.append("<table><tr><th>kind</th><th>key</th><th>changes</th></tr>")
@@ -381,51 +308,62 @@ def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
         out.append("</table>")
     else:
         out.append("<p>none</p>")
-    charset = summary.get("charset") or []
-    if charset:
-        out.append(f"<h2>Charset mismatch ({len(charset)} pages)</h2>")
-        out.append(f"<p class=ev>{html.escape(_CHARSET_NOTE)}</p><ul>")
-        out += [f"<li>{html.escape(str(c))}</li>" for c in charset]
-        out.append("</ul>")
-    extraction = summary.get("extraction") or []
-    if extraction:
-        out.append(f"<h2>Extraction notes ({len(extraction)})</h2>")
-        out.append(f"<p class=ev>{html.escape(_EXTRACTION_NOTE)}</p><ul>")
-        out += [f"<li>{html.escape(str(n))}</li>" for n in extraction]
-        out.append("</ul>")
-    duplicates = summary.get("duplicates") or []
-    if duplicates:
-        out.append(f"<h2>Duplicate keys ({len(duplicates)})</h2>")
+    out += _html_list(
+        f"Charset mismatch ({len(report.charset)} pages)", _CHARSET_NOTE, report.charset
+    )
+    out += _html_list(
+        f"Extraction notes ({len(report.extraction)})", _EXTRACTION_NOTE, report.extraction
+    )
+    if report.duplicates:
+        out.append(f"<h2>Duplicate keys ({len(report.duplicates)})</h2>")
         out.append(f"<p class=ev>{html.escape(_DUPLICATES_NOTE)}</p><ul>")
-        for d in duplicates:
-            pages = ", ".join(str(p) for p in d.get("pages", []))
-            out.append(f"<li><b>{_h(d.get('key'))}</b>: {html.escape(pages)}</li>")
+        for d in report.duplicates:
+            out.append(f"<li><b>{_h(d.key)}</b>: {html.escape(', '.join(d.pages))}</li>")
         out.append("</ul>")
+    out += _html_drift(report)
+    out += _html_fields(report)
+    out += _html_files(report, base)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
 
-    drift = summary.get("drift") or {}
-    if drift:
+
+def _html_list(title: str, note: str, items: Sequence[str]) -> list[str]:
+    """A section of notes about some pages (none: no section)."""
+    if not items:
+        return []
+    out = [f"<h2>{html.escape(title)}</h2>", f"<p class=ev>{html.escape(note)}</p><ul>"]
+    return [*out, *(f"<li>{html.escape(x)}</li>" for x in items), "</ul>"]
+
+
+def _html_drift(report: RunReport) -> list[str]:
+    """The drift gate's section: score, the fields and structure it flagged, its notes."""
+    out: list[str] = []
+    drift = report.drift
+    if drift is not None:
         out.append("<h2>Drift gate</h2>")
-        out.append(
-            f"<p>score {_h(drift.get('score'))} (threshold {_h(drift.get('threshold'))}, "
-            f"{_h(drift.get('baseline_runs', 0))} baseline runs)</p>"
-        )
-        flagged = drift.get("fields") or {}
-        if flagged or drift.get("structural"):
+        out.append(f"<p>{html.escape(_drift_head(report))}</p>")
+        if drift.fields or drift.structural:
             out.append("<ul>")
-            for fname, evidence in flagged.items():
+            for fname, evidence in drift.fields.items():
                 items = "".join(f"<li>{html.escape(str(e))}</li>" for e in evidence)
                 out.append(f"<li><b>{html.escape(fname)}</b><ul>{items}</ul></li>")
-            out += [f"<li>{html.escape(str(s))}</li>" for s in drift.get("structural") or []]
+            out += [f"<li>{html.escape(str(s))}</li>" for s in drift.structural]
             out.append("</ul>")
-        out += [f'<p class="ev">{html.escape(str(s))}</p>' for s in drift.get("notes") or []]
+        out += [f'<p class="ev">{html.escape(str(s))}</p>' for s in drift.notes]
 
-    current = _fields_of(summary.get("field_stats"))
-    current_stats = summary.get("field_stats") or {}
-    qualify = len(current_stats.get("page_types", {})) > 1
-    history = [_fields_of(h, qualify) for h in summary.get("baseline_history") or []]
+    return out
+
+
+def _html_fields(report: RunReport) -> list[str]:
+    """Each field's statistics against the baseline, with their plots."""
+    out: list[str] = []
+    drift = report.drift
+    current = _fields_of(report.field_stats)
     if current:
-        scores = drift.get("field_scores") or {}
-        flagged = drift.get("fields") or {}
+        qualify = report.field_stats is not None and len(report.field_stats.page_types) > 1
+        history = [_fields_of(h, qualify) for h in report.baseline_history]
+        scores = drift.field_scores if drift is not None else {}
+        flagged = drift.fields if drift is not None else {}
         out.append("<h2>Field statistics against the baseline</h2>")
         out.append(
             "<p class=ev>Under each value: the mean over the baseline runs. Each plot shows "
@@ -447,38 +385,41 @@ def render_html(summary: Mapping[str, Any], *, base: Path | None = None) -> str:
                 + "</td>"
                 for p in _PLOTTED
             )
+            score = scores.get(fname)
             out.append(
                 f"<tr{cls}><td>{html.escape(fname)}</td>{cells}"
-                f"<td class=n>{_h(scores.get(fname))}</td>{series}</tr>"
+                f"<td class=n>{_h(None if score is None else round(score, 3))}</td>{series}</tr>"
             )
         out.append("</table>")
 
-    rate = summary.get("change_rate") or {}
-    if rate:
+    return out
+
+
+def _html_files(report: RunReport, base: Path | None) -> list[str]:
+    """Change rate, politeness counters, errors and the run's files."""
+    out: list[str] = []
+    if report.change_rate is not None:
         out.append("<h2>Change rate</h2><table>")
-        out += [f"<tr><th>{_h(k)}</th><td>{_h(v)}</td></tr>" for k, v in rate.items()]
+        rate = report.change_rate.to_dict().items()
+        out += [f"<tr><th>{_h(k)}</th><td>{_h(v)}</td></tr>" for k, v in rate]
         out.append("</table>")
-    fetch = summary.get("fetch") or {}
     out.append("<h2>Politeness counters</h2>")
-    if fetch:
+    if report.fetch:
         out.append("<table>")
-        out += [f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in fetch.items()]
+        out += [
+            f"<tr><th>{_h(k)}</th><td class=n>{_h(v)}</td></tr>" for k, v in report.fetch.items()
+        ]
         out.append("</table>")
     else:
         out.append("<p>none</p>")
-    errors = summary.get("errors") or []
-    out.append(f"<h2>Errors ({len(errors)})</h2>")
-    if errors:
-        out.append(
-            "<ul>" + "".join(f"<li>{html.escape(_error_line(e))}</li>" for e in errors) + "</ul>"
-        )
-    paths = summary.get("paths") or {}
-    if paths:
+    out.append(f"<h2>Errors ({len(report.errors)})</h2>")
+    if report.errors:
+        out.append("<ul>" + "".join(f"<li>{html.escape(e)}</li>" for e in report.errors) + "</ul>")
+    if report.paths:
         out.append("<h2>Files</h2><ul>")
-        out += [f"<li>{_h(k)}: {_file_links(str(v), base)}</li>" for k, v in paths.items()]
+        out += [f"<li>{_h(k)}: {_file_links(v, base)}</li>" for k, v in report.paths.items()]
         out.append("</ul>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 #: Compact, C-accelerated (no ``indent``); stateless, so shared by every thread.
@@ -499,27 +440,27 @@ def _json_at(value: Any, levels: int, pad: str) -> str:
     return _ENCODER.encode(value)
 
 
-def report_json(summary: Mapping[str, Any], levels: int = 2) -> str:
-    """``summary`` as JSON: the first ``levels`` levels one entry a line (indented by two),
-    anything deeper on the line of its key.
+def report_json(data: dict[str, Any], levels: int = 2) -> str:
+    """``data`` (a report's :meth:`~RunReport.to_dict`) as JSON: the first ``levels`` levels
+    one entry a line (indented by two), anything deeper on the line of its key.
 
-    Parsed, it is exactly ``json.dumps(summary, indent=2, default=str)``. The field statistics
+    Parsed, it is exactly ``json.dumps(data, indent=2, default=str)``. The field statistics
     and their baseline history make most of a report, and ``indent`` would send all of it
     through the json module's pure-Python encoder (its C encoder only writes without indent):
     that cost ~1.5 ms of CPU per run and site, under the GIL, for every site of ``run --all``.
     """
-    return _json_at(dict(summary), levels, "") + "\n"
+    return _json_at(data, levels, "") + "\n"
 
 
-def write_reports(run_dir: Path, summary: dict[str, Any]) -> None:
+def write_reports(run_dir: Path, report: RunReport) -> None:
     """Write ``report.json``, ``report.md`` and ``report.html`` into ``run_dir`` (created)."""
     run_dir = Path(run_dir)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "report.json").write_text(report_json(summary), encoding="utf-8")
-        (run_dir / "report.md").write_text(render_markdown(summary), encoding="utf-8")
+        (run_dir / "report.json").write_text(report_json(report.to_dict()), encoding="utf-8")
+        (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")
         (run_dir / "report.html").write_text(
-            render_html(summary, base=run_dir.resolve()), encoding="utf-8"
+            render_html(report, base=run_dir.resolve()), encoding="utf-8"
         )
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write the run report: {exc}") from exc

@@ -10,15 +10,17 @@ import datetime as dt
 import itertools
 import json
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from anchorpath.runner.archive import last_archived
-from anchorpath.runner.checkpoint import Checkpoint, InvalidRecord
+from anchorpath.runner.changerate import ChangeRate, assess
 from anchorpath.runner.drift.check import DriftResult
+from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.model import Checkpoint, InvalidRecord
 from anchorpath.runner.report.alert import write_alert_bundle
-from anchorpath.runner.report.changerate import assess
+from anchorpath.runner.report.model import Duplicate, RunReport
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import RunResult
 from anchorpath.runner.store.database import DB_NAME, Store
@@ -29,7 +31,7 @@ from anchorpath.selectors.model import SelectorFile
 __all__ = [
     "BUNDLE_SNAPSHOTS",
     "change_rate",
-    "run_summary",
+    "run_report",
     "snapshots",
     "write_bundle",
     "write_quarantine",
@@ -56,7 +58,7 @@ def write_quarantine(cp: Checkpoint, run_dir: Path, invalid: list[InvalidRecord]
     return q
 
 
-def change_rate(store: Store, site: str) -> dict[str, Any]:
+def change_rate(store: Store, site: str) -> ChangeRate:
     """How often the site's committed runs found changes (``changerate.assess``), for the
     scheduler."""
     # every committed run, but not its statistics: parsing them was most of the cost (~0.1 ms
@@ -75,16 +77,7 @@ def change_rate(store: Store, site: str) -> dict[str, Any]:
         med = statistics.median(gaps)
         # Runs hours apart (tests, the demo, reruns) are not a schedule; keep one day.
         interval = med if med >= 0.5 else 1.0
-    rate = assess(changed, interval)
-    d = rate.to_dict()
-    d["lambda_hat"] = d["rate_per_day"]
-    d["lambda_recent"] = d["recent_rate_per_day"]
-    d["note"] = (
-        f"prior {rate.rate}/day until 14 accepted runs ({rate.runs} so far)"
-        if rate.from_prior
-        else f"Poisson estimate from {rate.runs} runs, {rate.changes} with changes"
-    )
-    return d
+    return assess(changed, interval)
 
 
 def snapshots(run_dir: Path, urls: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
@@ -118,10 +111,7 @@ def write_bundle(
     last_records: list[dict[str, Any]] = []
     if good_runs and good_runs[0].run_dir:
         good_dir = Path(good_runs[0].run_dir)
-        rows = store._query(
-            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (good_runs[0].id,)
-        )
-        last_good = snapshots(good_dir, [(r[0], r[1] or r[0]) for r in rows])
+        last_good = snapshots(good_dir, store.page_urls(good_runs[0].id))
         for url, body in last_good:
             pr = evaluate_page(compiled, parse_html(body, plain=True), url)
             last_records += [r.to_dict() for r in pr.records]
@@ -157,18 +147,18 @@ def renderer_line(render: str, counters: Mapping[str, float]) -> str:
     return f"browser (Chromium): {n} pages rendered, {per:.0f} ms/page, launch {launch:.1f} s"
 
 
-def run_summary(
+def run_report(
     state_dir: Path,
     sf: SelectorFile,
     sf_path: Path,
     cp: Checkpoint,
     result: RunResult,
-    stats: dict[str, Any] | None,
-    baseline: list[Any],
+    stats: RunStats | None,
+    baseline: Sequence[RunStats],
     quarantine: Path | None,
     finished: str,
-) -> dict[str, Any]:
-    """The JSON-ready summary of a finished run that ``report.write_reports`` renders."""
+) -> RunReport:
+    """The report of a finished run that ``report.write_reports`` renders."""
     paths = {
         "database": str(state_dir / DB_NAME),
         "warc": ", ".join(str(result.run_dir / s) for s in cp.warc_segments),
@@ -179,53 +169,34 @@ def run_summary(
     if result.bundle:
         paths["bundle"] = str(result.bundle)
         paths["alert"] = str(result.run_dir / "alert.json")
-    return {
-        "run_id": cp.run_id,
-        "site": sf.site.id,
-        "verdict": result.verdict,
-        "policy": result.policy,
-        "reason": result.reason,
-        "selector_version": sf.version,
-        "renderer": renderer_line(sf.fetch.render, result.fetch_counters),
-        "started_at": cp.started_at,
-        "finished_at": finished,
-        "resumed": result.resumed,
-        "complete": result.complete,
-        # the pages a ``--url`` run was limited to (replay reads how it reached them)
-        "urls": list(cp.options.get("urls") or []),
-        "counts": {
-            **result.counts(),
-            "unseen": result.unseen,
-            "duplicate_keys": len(result.duplicates),
-            "replayed": result.replayed,
-        },
-        "charset": result.charset,
-        "extraction": result.extraction,
-        "duplicates": [
-            {"key": key, "pages": pages} for key, pages in sorted(result.duplicates.items())
-        ],
-        "events": [
-            {
-                "kind": e.kind,
-                "key": e.key,
-                **(
-                    {"changes": {k: [o, n] for k, (o, n) in e.fields.items()}}
-                    if e.kind == "changed"
-                    else {"values": {k: n for k, (_, n) in e.fields.items()}}
-                    if e.kind == "new"
-                    else {}
-                ),
-            }
-            for e in result.events
-        ],
-        "drift": result.drift.to_dict() if result.drift is not None else None,
-        "field_stats": stats,
-        "baseline_history": [b.to_dict() for b in baseline],
-        "fetch": result.fetch_counters,
-        "errors": result.errors,
-        "change_rate": result.change_rate,
-        "paths": paths,
-    }
+    return RunReport(
+        run_id=cp.run_id,
+        site=sf.site.id,
+        verdict=result.verdict,
+        policy=result.policy,
+        reason=result.reason,
+        selector_version=sf.version,
+        renderer=renderer_line(sf.fetch.render, result.fetch_counters),
+        started_at=cp.started_at,
+        finished_at=finished,
+        resumed=result.resumed,
+        complete=result.complete,
+        urls=tuple(str(u) for u in cp.options.get("urls") or ()),
+        counts=result.counts(),
+        charset=tuple(result.charset),
+        extraction=tuple(result.extraction),
+        duplicates=tuple(
+            Duplicate(key, tuple(pages)) for key, pages in sorted(result.duplicates.items())
+        ),
+        events=tuple(result.events),
+        drift=result.drift,
+        field_stats=stats,
+        baseline_history=tuple(baseline),
+        fetch=dict(result.fetch_counters),
+        errors=tuple(result.errors),
+        change_rate=result.change_rate,
+        paths=paths,
+    )
 
 
 def write_report(
@@ -234,11 +205,11 @@ def write_report(
     sf_path: Path,
     cp: Checkpoint,
     result: RunResult,
-    stats: dict[str, Any] | None,
-    baseline: list[Any],
+    stats: RunStats | None,
+    baseline: Sequence[RunStats],
     quarantine: Path | None,
     finished: str,
 ) -> None:
     """Write the run's reports into its run directory."""
-    summary = run_summary(state_dir, sf, sf_path, cp, result, stats, baseline, quarantine, finished)
-    write_reports(result.run_dir, summary)
+    report = run_report(state_dir, sf, sf_path, cp, result, stats, baseline, quarantine, finished)
+    write_reports(result.run_dir, report)

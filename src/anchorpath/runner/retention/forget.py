@@ -1,7 +1,8 @@
 """``anchorpath forget SITE --key K ...``: a deletion request. The records' versions and
 events leave the store; their pages' bodies leave the WARC archives (stubs keep the digest
 and a deletion note); their values leave run reports, quarantines, bundles, checkpoints,
-replays, the fetch cache, golden fixtures and the selector file's examples; the database is
+replays, the fetch cache, the LLM answer cache, golden fixtures and the selector file's
+examples; the database is
 compacted so no deleted byte stays in it. One append-only audit row says who, when, why, the
 keyed hash of each key (never the key), counts and the files rewritten. A forgotten key is
 never stored again, by ``run`` or ``replay --into store``
@@ -101,6 +102,7 @@ def forget_keys(
     selectors_dir: Path,
     cache_dir: Path,
     site: str,
+    llm_cache_dir: Path | None = None,
     keys: Sequence[str],
     by: str,
     reason: str,
@@ -154,6 +156,8 @@ def forget_keys(
         def drop_cached(namespace: str, key: str, value: Any) -> bool:
             if needles.in_text(key) or needles.in_bytes(key.encode()):
                 return True
+            if isinstance(value, dict) and "data" in value:  # an LLM answer (authoring)
+                return needles.in_text(json.dumps(value["data"], ensure_ascii=False))
             body = value.get("body") if isinstance(value, dict) else None
             if isinstance(body, bytes | bytearray):
                 import zlib
@@ -166,6 +170,8 @@ def forget_keys(
             return False
 
         cached = scrub_store(cache_dir, drop_cached)
+        if llm_cache_dir is not None:
+            cached += scrub_store(llm_cache_dir, drop_cached)
         files += _scrub_selectors(sf_path, wanted, needles)
         # the store: versions, events, pages whose URL names a key, texts that quote a value
         marks = ",".join("?" * len(wanted))

@@ -15,6 +15,7 @@ from typing import Any
 
 from anchorpath._errors import RunError
 from anchorpath.fetch.warc import rewrite_warc
+from anchorpath.runner.report.model import RunReport
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.retention.needles import Needles, leaves
 
@@ -104,8 +105,9 @@ def scrub_tree(
                     changed.append(path)
             elif name == "report.json":
                 if scrub_json(path, keys, needles):
-                    summary = json.loads(path.read_text(encoding="utf-8"))
-                    write_reports(path.parent, summary)
+                    data = json.loads(path.read_text(encoding="utf-8"))
+                    if isinstance(data, dict) and "verdict" in data:  # a run's, not a replay's
+                        write_reports(path.parent, RunReport.from_dict(data))
                     changed.append(path)
             elif name in ("report.md", "report.html"):
                 continue  # re-rendered from report.json

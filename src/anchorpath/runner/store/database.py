@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from anchorpath._errors import StoreError
@@ -42,7 +42,9 @@ from anchorpath.runner.verdict import Verdict, parse_verdict
 
 __all__ = [
     "DB_NAME",
+    "EVENT_KINDS",
     "Event",
+    "EventKind",
     "PageRow",
     "RunRow",
     "Source",
@@ -52,6 +54,7 @@ __all__ = [
     "compute_events",
     "content_hash",
     "locator",
+    "parse_event_kind",
     "unseen_keys",
 ]
 
@@ -204,22 +207,50 @@ def locator(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
+#: What an event says of a record: it appeared, one of its fields changed, it is gone.
+EventKind = Literal["new", "changed", "withdrawn"]
+EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
+
+
+def parse_event_kind(text: object, where: str) -> EventKind:
+    """``text`` as an :data:`EventKind`, or a one-line :class:`StoreError` naming ``where``."""
+    for kind in EVENT_KINDS:
+        if text == kind:
+            return kind
+    raise StoreError(f"{where}: unknown event kind {text!r} (expected new, changed or withdrawn)")
+
+
 @dataclass(frozen=True)
 class Event:
-    """One change. ``fields`` maps a changed field to ``(old, new)``: for ``new``, every field
-    with a value (``old`` None), so a consumer of the events needs no second look at the
-    records; empty for ``withdrawn``."""
+    """One change: the one event type of the store, the run's report and replay. ``fields``
+    maps a changed field to ``(old, new)``: for ``new``, every field with a value (``old``
+    None), so a consumer of the events needs no second look at the records; empty for
+    ``withdrawn``. :meth:`to_dict` is its one JSON form (database, ``report.json``, exports)."""
 
     key: str
-    kind: str
+    kind: EventKind
     fields: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
 
+    def fields_dict(self) -> dict[str, dict[str, Any]]:
+        """``{field: {"old": ..., "new": ...}}`` (the database's ``fields_json``)."""
+        return {k: {"old": o, "new": n} for k, (o, n) in self.fields.items()}
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "kind": self.kind,
-            "fields": {k: {"old": o, "new": n} for k, (o, n) in self.fields.items()},
-        }
+        return {"key": self.key, "kind": self.kind, "fields": self.fields_dict()}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], where: str = "event") -> Event:
+        """An event read back from :meth:`to_dict`'s JSON."""
+        fields = d.get("fields") or {}
+        return cls(
+            str(d.get("key")),
+            parse_event_kind(d.get("kind"), where),
+            {
+                str(n): (v.get("old"), v.get("new"))
+                for n, v in fields.items()
+                if isinstance(v, Mapping)
+            },
+        )
 
 
 _KIND_ORDER = {"new": 0, "changed": 1, "withdrawn": 2}
@@ -245,6 +276,7 @@ def compute_events(
     complete: bool,
     gone: Iterable[str] = (),
     protected: Iterable[str] = (),
+    retire: Iterable[str] = (),
 ) -> list[Event]:
     """Events between the stored current records and this run's records (by key).
 
@@ -253,8 +285,10 @@ def compute_events(
     listing and this crawl was ``complete`` (so the listings no longer list it). Any other
     record the run did not see is merely unseen (:func:`unseen_keys`): a partial, blocked,
     drifted or ``--url`` crawl, or a crawl that never reaches it, says nothing about the site.
-    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn. Sorted by
-    kind, then key, so the database does not depend on crawl order.
+    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn; ``retire``
+    keys (stored under an earlier key, see :func:`~.commit.commit_records`) are, when the run
+    did not see them. Sorted by kind, then key, so the database does not depend on crawl
+    order.
     """
     events: list[Event] = []
     for key in sorted(seen):
@@ -270,10 +304,11 @@ def compute_events(
                 events.append(Event(key, "changed", diff))
     gone_at = {locator(u) for u in gone}
     keep = set(protected)
+    old_keys = set(retire)
     for key in sorted(set(current) - set(seen) - keep):
         old = current[key]
         page_gone = old.source_url is not None and locator(old.source_url) in gone_at
-        if page_gone or (complete and old.listed):
+        if page_gone or (complete and old.listed) or key in old_keys:
             events.append(Event(key, "withdrawn"))
     events.sort(key=lambda e: (_KIND_ORDER[e.kind], e.key))
     return events
@@ -465,13 +500,22 @@ class Store:
             )
         return out
 
+    def page_urls(self, run_id: str) -> list[tuple[str, str]]:
+        """The pages a run read, in the order it read them: ``(url, final_url)`` (a redirected
+        page's body is its target's)."""
+        rows = self._query(
+            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (run_id,)
+        )
+        return [(url, final or url) for url, final in rows]
+
     def events(self, run_id: str) -> list[Event]:
         """The events a run committed, in commit order."""
         rows = self._query(
             "SELECT key, kind, fields_json FROM events WHERE run_id = ? ORDER BY id", (run_id,)
         )
+        where = f"{self.path}: events of run {run_id}"
         return [
-            Event(k, kind, {n: (v["old"], v["new"]) for n, v in json.loads(f).items()})
+            Event.from_dict({"key": k, "kind": kind, "fields": json.loads(f)}, where)
             for k, kind, f in rows
         ]
 
@@ -526,7 +570,7 @@ class Store:
                 self._db.execute(
                     "INSERT INTO events (run_id, site, key, kind, fields_json, at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
-                    (run.id, run.site, ev.key, ev.kind, canonical_json(ev.to_dict()["fields"]), at),
+                    (run.id, run.site, ev.key, ev.kind, canonical_json(ev.fields_dict()), at),
                 )
             if sources:
                 self._db.executemany(
@@ -698,21 +742,3 @@ class Store:
         except sqlite3.Error as exc:
             self._abort()
             raise StoreError(f"{self.path}: cannot seed records: {exc}") from exc
-
-    def dump(self, site: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
-        """``records`` and ``events`` without run ids and timestamps, in a stable order.
-
-        Two runs of the same pages must give equal dumps (used by tests and ``--resume``
-        checks): this is the part of the database that must not depend on when or how often a
-        run was interrupted.
-        """
-        where, args = ("WHERE site = ?", (site,)) if site else ("", ())
-        recs = self._query(
-            f"SELECT site, key, is_current, content_hash, values_json, selector_version "
-            f"FROM records {where} ORDER BY id",
-            args,
-        )
-        evs = self._query(
-            f"SELECT site, key, kind, fields_json FROM events {where} ORDER BY id", args
-        )
-        return {"records": recs, "events": evs}

@@ -21,7 +21,7 @@ fewer, the rate is the prior, and a flag would only restate an assumption.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,19 +69,50 @@ class ChangeRate:
     p_quiet: float
     silent_stop: bool
 
+    @property
+    def note(self) -> str:
+        """One line on where the rate comes from."""
+        if self.from_prior:
+            return f"prior {self.rate}/day until {MIN_RUNS} accepted runs ({self.runs} so far)"
+        return f"Poisson estimate from {self.runs} runs, {self.changes} with changes"
+
     def to_dict(self) -> dict[str, Any]:
+        """The report's JSON (``lambda_hat`` and ``lambda_recent`` repeat the rates under the
+        names the scheduler reads)."""
+        rate = round(self.rate, 6)
+        recent = None if self.recent_rate is None else round(self.recent_rate, 6)
         return {
-            "rate_per_day": round(self.rate, 6),
+            "rate_per_day": rate,
             "runs": self.runs,
             "changes": self.changes,
             "interval_days": self.interval_days,
             "from_prior": self.from_prior,
-            "recent_rate_per_day": None if self.recent_rate is None else round(self.recent_rate, 6),
+            "recent_rate_per_day": recent,
             "burst": self.burst,
             "quiet_runs": self.quiet_runs,
             "p_quiet": round(self.p_quiet, 6),
             "silent_stop": self.silent_stop,
+            "lambda_hat": rate,
+            "lambda_recent": recent,
+            "note": self.note,
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ChangeRate:
+        """Read back from :meth:`to_dict` (missing numbers are 0)."""
+        recent = d.get("recent_rate_per_day")
+        return cls(
+            rate=float(d.get("rate_per_day") or 0.0),
+            runs=int(d.get("runs") or 0),
+            changes=int(d.get("changes") or 0),
+            interval_days=float(d.get("interval_days") or 1.0),
+            from_prior=bool(d.get("from_prior")),
+            recent_rate=None if recent is None else float(recent),
+            burst=bool(d.get("burst")),
+            quiet_runs=int(d.get("quiet_runs") or 0),
+            p_quiet=float(d.get("p_quiet") or 0.0),
+            silent_stop=bool(d.get("silent_stop")),
+        )
 
 
 def assess(
