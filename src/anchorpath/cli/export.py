@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -24,6 +25,7 @@ from anchorpath.runner.store.export import (
     iter_records,
     parse_time,
     record_columns,
+    rekeyed_count,
     write_rows,
 )
 from anchorpath.selectors.load import find_selector_file, load_selector_file
@@ -46,20 +48,28 @@ out_option = click.option(
 )
 
 
-def _site_id(site: str, selectors_dir: Path) -> tuple[str, list[str]]:
-    """The site id of SITE (an id or a selector file path) and its emitted fields, in the
-    selector file's order (empty when no selector file is at hand)."""
+@dataclass(frozen=True)
+class _Site:
+    """SITE (an id or a selector file path) as its selector file says: its id, its emitted
+    fields in the file's order and its key fields (both empty when no file is at hand)."""
+
+    id: str
+    fields: list[str]
+    key: list[str]
+
+
+def _site_id(site: str, selectors_dir: Path) -> _Site:
     try:
         sf = load_selector_file(find_selector_file(site, selectors_dir))
     except AnchorpathError:
         if site.endswith(".json") or os.sep in site:
             raise
-        return site, []
+        return _Site(site, [], [])
     fields: list[str] = []
     for pt in sf.page_types.values():
         if pt.emit:
             fields += [f for f in pt.fields if f not in fields]
-    return sf.site.id, fields
+    return _Site(sf.site.id, fields, list(sf.key))
 
 
 @contextlib.contextmanager
@@ -81,10 +91,10 @@ def _output(out_path: Path | None) -> Iterator[TextIO]:
 
 def _paths(
     site: str, selectors_dir: Path | None, state_dir: Path | None, config_file: Path | None
-) -> tuple[str, list[str], Path]:
+) -> tuple[_Site, Path]:
     settings = load_settings(config_file)
-    sid, fields = _site_id(site, selectors_dir or Path(settings.paths.selectors_dir))
-    return sid, fields, (state_dir or Path(settings.paths.state_dir)) / DB_NAME
+    found = _site_id(site, selectors_dir or Path(settings.paths.selectors_dir))
+    return found, (state_dir or Path(settings.paths.state_dir)) / DB_NAME
 
 
 def _time(value: str | None, flag: str) -> str | None:
@@ -133,11 +143,21 @@ def records_cmd(
     """
     when = _time(as_of, "--as-of")
     try:
-        sid, fields, db = _paths(site, selectors_dir, state_dir, config_file)
+        found, db = _paths(site, selectors_dir, state_dir, config_file)
+        sid = found.id
+        stale = rekeyed_count(db, sid, found.key) if found.key and when is None else 0
+        if stale:
+            click.echo(
+                f"warning: {stale} current record(s) are stored under another key than "
+                f"{found.key} (the selector file's key changed): the first complete run of "
+                "the new version retires them; until then they are listed beside the "
+                "records under the new key",
+                err=True,
+            )
         columns: list[str] = []
         if fmt == "csv":
             stored = record_columns(db, sid, when)
-            columns = ["_key", *[f for f in fields if f in stored]]
+            columns = ["_key", *[f for f in found.fields if f in stored]]
             columns += [f for f in stored if f not in columns]
             columns += ["_valid_from", "_valid_to", "_run_id"]
         rows = iter_records(db, sid, when)
@@ -178,7 +198,8 @@ def events_cmd(
     """
     when = _time(since, "--since")
     try:
-        sid, _fields, db = _paths(site, selectors_dir, state_dir, config_file)
+        found, db = _paths(site, selectors_dir, state_dir, config_file)
+        sid = found.id
         rows = iter_events(db, sid, when)
         with _output(out_path) as out:
             n = write_rows(rows, out, fmt, list(EVENT_COLUMNS))

@@ -14,6 +14,13 @@ duplicate with both pages and not stored this run. Records that break their sche
 stored; their keys still count as seen, so a bad row never turns into a ``withdrawn`` event. On
 an incomplete crawl, fields that came back empty keep their stored values rather than being
 recorded as deleted. A record is withdrawn only on evidence (``database.compute_events``).
+
+A key change is a migration. After the selector file's ``key`` changed (re-authored with
+``--key link`` instead of ``title``), the records stored under the old key are still current:
+:func:`rekeyed` finds them (their key is not what the new key fields make of their values).
+They stay current, and are counted, while runs of the new version are incomplete; the first
+complete run retires them all (``withdrawn``), in its one transaction, beside the ``new``
+records under the new key. ``anchorpath records`` warns until then.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
+from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.store.database import (
     Event,
     PageRow,
@@ -46,6 +53,7 @@ __all__ = [
     "merge_records",
     "page_rows",
     "record_key",
+    "rekeyed",
 ]
 
 #: File in a drift run's ``quarantine/`` holding its :class:`CommitPlan`.
@@ -96,6 +104,12 @@ def record_key(values: Mapping[str, Any], key_fields: Sequence[str]) -> str | No
     if len(parts) == 1:
         return str(parts[0]) if not isinstance(parts[0], str) else parts[0]
     return canonical_json(parts)
+
+
+def rekeyed(current: Mapping[str, StoredRecord], key_fields: Sequence[str]) -> list[str]:
+    """The stored records whose key is not what ``key_fields`` make of their values: stored
+    under an earlier version's key (see the module docstring)."""
+    return sorted(k for k, r in current.items() if record_key(r.values, key_fields) != k)
 
 
 @dataclass(frozen=True)
@@ -176,14 +190,16 @@ def merge_records(records: Sequence[RecordEntry], plan: CommitPlan) -> Merged:
 @dataclass(frozen=True)
 class CommitOutcome:
     """What a commit did: events, whether withdrawals could be inferred from the crawl as a
-    whole, the stored keys it left unseen, the ambiguous keys it did not store, and the run's
-    row as committed."""
+    whole, the stored keys it left unseen, the ambiguous keys it did not store, the run's row
+    as committed, and the stored keys of an earlier key (:func:`rekeyed`: retired when
+    ``complete``, else still current)."""
 
     events: list[Event]
     complete: bool
     unseen: list[str]
     duplicates: dict[str, list[str]]
     row: RunRow
+    rekeyed: list[str] = dataclasses.field(default_factory=list)
 
 
 def commit_records(
@@ -213,14 +229,16 @@ def commit_records(
     if not complete:
         seen = _keep_stored_fields(seen, current)
     protected = m.invalid | set(m.duplicates)
+    old_keys = rekeyed(current, plan.key_fields)
     # A key with an invalid or ambiguous row keeps its stored version: neither changed nor
-    # withdrawn.
+    # withdrawn. Records stored under an earlier key are retired by a complete run.
     events = compute_events(
         current,
         {**_stored_values(protected, current), **seen},
         complete=complete,
         gone=plan.gone,
         protected=protected,
+        retire=old_keys if complete else (),
     )
     unseen = unseen_keys(current, seen, events, protected)
     kinds = [e.kind for e in events]
@@ -235,7 +253,7 @@ def commit_records(
         stats=stats_store,
     )
     store.commit_run(row, seen=seen, events=events, pages=pages, sources=m.sources)
-    return CommitOutcome(events, complete, unseen, m.duplicates, row)
+    return CommitOutcome(events, complete, unseen, m.duplicates, row, old_keys)
 
 
 def page_rows(pages: Sequence[PageEntry]) -> list[PageRow]:

@@ -276,6 +276,7 @@ def compute_events(
     complete: bool,
     gone: Iterable[str] = (),
     protected: Iterable[str] = (),
+    retire: Iterable[str] = (),
 ) -> list[Event]:
     """Events between the stored current records and this run's records (by key).
 
@@ -284,8 +285,10 @@ def compute_events(
     listing and this crawl was ``complete`` (so the listings no longer list it). Any other
     record the run did not see is merely unseen (:func:`unseen_keys`): a partial, blocked,
     drifted or ``--url`` crawl, or a crawl that never reaches it, says nothing about the site.
-    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn. Sorted by
-    kind, then key, so the database does not depend on crawl order.
+    ``protected`` keys (an invalid or ambiguous row this run) are never withdrawn; ``retire``
+    keys (stored under an earlier key, see :func:`~.commit.commit_records`) are, when the run
+    did not see them. Sorted by kind, then key, so the database does not depend on crawl
+    order.
     """
     events: list[Event] = []
     for key in sorted(seen):
@@ -301,10 +304,11 @@ def compute_events(
                 events.append(Event(key, "changed", diff))
     gone_at = {locator(u) for u in gone}
     keep = set(protected)
+    old_keys = set(retire)
     for key in sorted(set(current) - set(seen) - keep):
         old = current[key]
         page_gone = old.source_url is not None and locator(old.source_url) in gone_at
-        if page_gone or (complete and old.listed):
+        if page_gone or (complete and old.listed) or key in old_keys:
             events.append(Event(key, "withdrawn"))
     events.sort(key=lambda e: (_KIND_ORDER[e.kind], e.key))
     return events
@@ -495,6 +499,14 @@ class Store:
                 )
             )
         return out
+
+    def page_urls(self, run_id: str) -> list[tuple[str, str]]:
+        """The pages a run read, in the order it read them: ``(url, final_url)`` (a redirected
+        page's body is its target's)."""
+        rows = self._query(
+            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (run_id,)
+        )
+        return [(url, final or url) for url, final in rows]
 
     def events(self, run_id: str) -> list[Event]:
         """The events a run committed, in commit order."""
@@ -730,21 +742,3 @@ class Store:
         except sqlite3.Error as exc:
             self._abort()
             raise StoreError(f"{self.path}: cannot seed records: {exc}") from exc
-
-    def dump(self, site: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
-        """``records`` and ``events`` without run ids and timestamps, in a stable order.
-
-        Two runs of the same pages must give equal dumps (used by tests and ``--resume``
-        checks): this is the part of the database that must not depend on when or how often a
-        run was interrupted.
-        """
-        where, args = ("WHERE site = ?", (site,)) if site else ("", ())
-        recs = self._query(
-            f"SELECT site, key, is_current, content_hash, values_json, selector_version "
-            f"FROM records {where} ORDER BY id",
-            args,
-        )
-        evs = self._query(
-            f"SELECT site, key, kind, fields_json FROM events {where} ORDER BY id", args
-        )
-        return {"records": recs, "events": evs}

@@ -15,12 +15,13 @@ import csv
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from anchorpath._errors import ConfigError, StoreError
+from anchorpath.runner.store.commit import record_key
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -29,6 +30,7 @@ __all__ = [
     "iter_records",
     "parse_time",
     "record_columns",
+    "rekeyed_count",
     "write_rows",
 ]
 
@@ -141,6 +143,17 @@ def iter_records(db_path: Path, site: str, as_of: str | None = None) -> Iterator
             row: dict[str, Any] = dict(zip(_META, (key, valid_from, valid_to, run_id), strict=True))
             row.update(json.loads(values))
             yield row
+
+
+def rekeyed_count(db_path: Path, site: str, key_fields: Sequence[str]) -> int:
+    """How many current records of ``site`` are stored under another key than ``key_fields``
+    make of their values (the selector file's key changed and no complete run of the new
+    version has retired them yet, see :mod:`anchorpath.runner.store.commit`)."""
+    with _reading(db_path, site) as db:
+        rows = db.execute(
+            "SELECT key, values_json FROM records WHERE site = ? AND is_current = 1", (site,)
+        )
+        return sum(1 for key, values in rows if record_key(json.loads(values), key_fields) != key)
 
 
 def iter_events(db_path: Path, site: str, since: str | None = None) -> Iterator[dict[str, Any]]:
