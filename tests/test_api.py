@@ -120,6 +120,30 @@ def test_run_refuses_a_bad_url_and_an_unknown_setting(tmp_path: Path) -> None:
         anchorpath.run("nosuch", selectors=tmp_path, state=tmp_path)
 
 
+@pytest.mark.slow
+def test_run_reports_progress_and_returns_the_run_result(tmp_path: Path) -> None:
+    from anchorpath.demo import DemoServer
+    from anchorpath.runner.progress import PageRead, ProgressEvent, RunStarted
+
+    seen: list[ProgressEvent] = []
+    with DemoServer(day=1) as srv:
+        result = anchorpath.run(
+            SELECTOR,
+            state=tmp_path,
+            base_url=srv.base_url,
+            overrides={
+                "fetch.allow_private_networks": True,
+                "fetch.min_delay": 0.0,
+                "fetch.contact": "tests@anchorpath.invalid",
+            },
+            progress=seen.append,
+        )
+    assert isinstance(result, anchorpath.RunResult) and result.verdict == "ok"
+    pages = [e for e in seen if isinstance(e, PageRead)]
+    assert isinstance(seen[0], RunStarted) and pages and pages[-1].done == result.pages
+    assert pages[-1].records == result.records
+
+
 def test_records_fails_at_the_call_not_at_the_first_row(tmp_path: Path) -> None:
     with pytest.raises(anchorpath.StoreError, match="no state database"):
         anchorpath.records(tmp_path, "mfds-dmf")

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -257,13 +258,13 @@ def test_install_step_as_written(pull_request: Path, tmp_path: Path) -> None:
     assert "1 selector file(s) checked, 0 failed" in out
 
 
-def _try_repo(user_repo: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _try_repo(user_repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).parent / "pre-commit"
     env = {
         **os.environ,
         **GIT_ENV,
         "GIT_CONFIG_GLOBAL": os.devnull,
-        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PRE_COMMIT_HOME": str(home),
         **NO_COMPILE,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
@@ -282,12 +283,16 @@ def _try_repo(user_repo: Path, tmp_path: Path) -> subprocess.CompletedProcess[st
 @needs_git
 def test_pre_commit_hook_passes_and_fails(pull_request: Path, tmp_path: Path) -> None:
     """``pre-commit try-repo`` with this checkout's hook: it fails on the head commit (the
-    XPath change breaks a golden fixture, named in the output) and passes on the base."""
-    failed = _try_repo(pull_request, tmp_path)
+    XPath change breaks a golden fixture, named in the output) and passes on the base. Each
+    try-repo installs the hook's environment afresh, so the two run side by side."""
+    base = tmp_path / "base"
+    git(tmp_path, "clone", "-q", "--branch", "main", str(pull_request), str(base))
+    with ThreadPoolExecutor(2) as pool:
+        head_run = pool.submit(_try_repo, pull_request, tmp_path / "head-home")
+        base_run = pool.submit(_try_repo, base, tmp_path / "base-home")
+        failed, passed = head_run.result(), base_run.result()
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "anchorpath check" in failed.stdout and "Failed" in failed.stdout
     assert "applicant" in failed.stdout
-    git(pull_request, "checkout", "-q", "main")
-    passed = _try_repo(pull_request, tmp_path)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout

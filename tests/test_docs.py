@@ -59,3 +59,26 @@ def test_every_command_has_help_with_examples() -> None:
         assert command.help, name
         if not getattr(command, "commands", None):
             assert "Examples:" in result.output, f"{name} --help has no examples"
+
+
+def test_readme_layout_names_every_package_and_every_runner_module() -> None:
+    """The Layout section names every package of src/anchorpath (and of the runner) and every
+    module of the package root and of the runner, by its name."""
+    block = README.split("## Layout", 1)[1].split("```", 2)[1]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
+    src = REPO / "src" / "anchorpath"
+    missing = []
+    for root in (src, src / "runner"):
+        for child in sorted(root.iterdir()):
+            name = child.stem
+            if name.startswith("__") or child.suffix not in ("", ".py"):
+                continue
+            if child.is_dir() and not (child / "__init__.py").is_file():
+                continue
+            if (f"{name}/" if child.is_dir() else name) not in (block if child.is_dir() else words):
+                missing.append(str(child.relative_to(src)))
+    assert missing == []
+
+
+def test_readme_names_the_quick_test_lane() -> None:
+    assert 'pytest -m "not slow"' in README

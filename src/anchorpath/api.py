@@ -34,6 +34,7 @@ from anchorpath.selectors.page_url import is_http_url
 if TYPE_CHECKING:
     import pandas
 
+    from anchorpath.runner.progress import Progress
     from anchorpath.runner.run_types import RunResult
 
 __all__ = ["RecordRows", "extract", "load", "records", "run"]
@@ -76,12 +77,17 @@ def run(
     base_url: str | None = None,
     urls: Sequence[str] = (),
     full: bool = False,
+    resume: bool = False,
+    progress: Progress | None = None,
 ) -> RunResult:
     """One daily run of ``site`` (a site id or a selector file path), as ``anchorpath run``:
     settings are defaults < ``config`` (or ``ANCHORPATH_CONFIG`` / ``./anchorpath.toml``) <
     environment < ``overrides`` (``{"fetch.min_delay": 3.0}``: ``section.field`` keys, an
     unknown one is a ConfigError); ``selectors``/``state`` default to ``paths.selectors_dir`` /
-    ``paths.state_dir``; ``base_url``, ``urls`` and ``full`` are the flags of ``anchorpath run``.
+    ``paths.state_dir``; ``base_url``, ``urls``, ``full`` and ``resume`` are the flags of
+    ``anchorpath run``. ``progress(event)`` is called as the run goes, with the typed events of
+    :mod:`anchorpath.runner.progress` (``RunStarted``, ``PageRead`` with ``url``/``done``/
+    ``queued``/``records``, ``Waited``, ``Phase``, ``Note``): a task's log.
 
     A run that starts returns its result (``verdict``, ``exit_code``, ``events``, ...) whatever
     its verdict; a run that cannot start (unknown site, invalid file, lock held) raises.
@@ -100,10 +106,11 @@ def run(
         state_dir=Path(state if state is not None else settings.paths.state_dir),
         urls=tuple(urls),
         full=full,
+        resume=resume,
         base_url=base_url,
         settings=settings,
     )
-    return run_site(options)
+    return run_site(options, progress=progress)
 
 
 class RecordRows(Iterator[dict[str, Any]]):

@@ -109,3 +109,16 @@ def test_typos_in_key_and_field_names_get_a_did_you_mean(shop: Path) -> None:
     assert req.exit_code == 1 and "(did you mean 'title'?)" in req.output
     typ = runner.invoke(main, [*base, "--type", "athor=list"])
     assert typ.exit_code == 1 and "(did you mean 'author'?)" in typ.output
+
+
+def test_at_a_terminal_the_key_is_asked_for(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    only_title = {p: {"title": v["title"]} for p, v in LIST_EXAMPLES.items()}
+    (shop / "titles.json").write_text(json.dumps(only_title), encoding="utf-8")
+    monkeypatch.setattr("anchorpath.cli.author._interactive", lambda yes: not yes)
+    args = ["author", "new-site", "books", "--seed", "list/1.html", "--seed", "list/2.html"]
+    args += ["--examples", "titles.json", "--no-screenshots"]
+    res = CliRunner().invoke(main, args, input="tilte\ntitle\n" + "\n" * 12)
+    assert "(title: 'Game Over' twice (list/1.html))\nkey field(s)" in res.output
+    assert "not a field: tilte (did you mean 'title'?)" in res.output
+    assert res.exit_code == 0, res.output
+    assert load_selector_file(shop / "selectors" / "books.json").key == ("title",)

@@ -83,6 +83,26 @@ def test_waits_for_the_anchor_built_by_scripts_and_replays_scripts(tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_the_json_a_page_loads_is_reported_for_discovery(tmp_path: Path) -> None:
+    page = (
+        b"<html><body><div id=out>wait</div><script>"
+        b"fetch('/api/items.json').then(r => r.json()).then(d => "
+        b"{document.getElementById('out').textContent = d.title;});"
+        b"fetch('/private/x.json').catch(() => {});</script></body></html>"
+    )
+    routes = {
+        "/page": ok(page),
+        "/api/items.json": ok(b'{"title": "from api"}', "application/json"),
+    }
+    with (
+        FaultServer(routes, robots="User-agent: *\nDisallow: /private/\n") as site,
+        PoliteFetcher(CONFIG) as fetcher,
+    ):
+        result = fetcher.fetch(site.url("/page"), render="browser", wait_for="//div[.='from api']")
+    assert result.loaded == (site.url("/api/items.json"),)  # a robots-disallowed one is not
+
+
+@pytest.mark.slow
 def test_a_page_served_as_octet_stream_is_rendered_when_its_bytes_are_html() -> None:
     """Chromium takes application/octet-stream for a download; the page's bytes are HTML, so
     it is rendered as a browser without a type would (a binary body stays refused)."""

@@ -100,3 +100,27 @@ def test_disk_store_keeps_few_directories_open(tmp_path: Path) -> None:
     assert again._cache is not first._cache
     assert again.get("robots", "k") == 1
     again.close()
+
+
+def test_scrub_store_drops_matching_entries_and_leaves_no_byte(tmp_path: Path) -> None:
+    import diskcache
+
+    from anchorpath.fetch.cache import DiskStore, scrub_store
+
+    store = DiskStore(tmp_path / "c")
+    store.set("validators", "http://x/a?id=SECRET-KEY", {"body": b"x"})
+    store.set("validators", "http://x/b", {"body": b"y"})
+    store.close()
+    llm = diskcache.Cache(str(tmp_path / "llm"))
+    llm.set("h1", {"data": {"title": "SECRET-KEY title"}})
+    llm.set("h2", {"data": {"title": "other"}})
+    llm.close()
+    assert scrub_store(tmp_path / "c", lambda ns, key, value: "SECRET-KEY" in key) == 1
+    assert scrub_store(tmp_path / "llm", lambda ns, key, v: "SECRET-KEY" in str(v)) == 1
+    assert scrub_store(tmp_path / "missing", lambda ns, key, v: True) == 0
+    for folder in ("c", "llm"):
+        for f in (tmp_path / folder).rglob("*"):
+            assert not f.is_file() or b"SECRET-KEY" not in f.read_bytes(), f
+    again = DiskStore(tmp_path / "c")
+    assert again.get("validators", "http://x/b") == {"body": b"y"}
+    again.close()

@@ -22,6 +22,8 @@ from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.runner.store.database import Store
 
+from ..conftest import dump
+
 REPO = Path(__file__).resolve().parents[2]
 SELECTOR = REPO / "selectors" / "mfds-dmf.json"
 SPIDER = """
@@ -100,11 +102,11 @@ def test_scrapy_crawl_fills_the_same_store_as_anchorpath_run(tmp_path: Path) -> 
             items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines()]
             assert len(items) == sum(1 for _ in items if "_page_type" in _)
             assert {i["_page_type"] for i in items} == {"list", "detail"}
-            a, b = Store.in_state_dir(ours).dump(), Store.in_state_dir(theirs).dump()
+            a, b = dump(Store.in_state_dir(ours)), dump(Store.in_state_dir(theirs))
             assert sorted(b["records"]) == sorted(a["records"]), f"day {day}"
             assert sorted(b["events"]) == sorted(a["events"]), f"day {day}"
     # day 2 has new, changed and withdrawn events: the crawl was complete
-    kinds = {e[2] for e in Store.in_state_dir(theirs).dump()["events"]}
+    kinds = {e[2] for e in dump(Store.in_state_dir(theirs))["events"]}
     assert kinds == {"new", "changed", "withdrawn"}
     runs = sorted((theirs / "runs" / "mfds-dmf").iterdir())
     assert len(runs) == 2
@@ -122,7 +124,7 @@ def test_scrapy_crawl_obeys_robots_txt(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert ": blocked (exit 4)" in proc.stderr, proc.stderr[-4000:]
     assert paths == {"/robots.txt"}
-    assert Store.in_state_dir(state).dump() == {"records": [], "events": []}
+    assert dump(Store.in_state_dir(state)) == {"records": [], "events": []}
 
 
 def test_spider_refuses_to_ignore_robots_txt(tmp_path: Path) -> None:

@@ -21,6 +21,8 @@ from anchorpath.runner.run_types import RunOptions
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.model import SelectorFile
 
+from ..conftest import dump
+
 
 def fast(delay: float = 0.0) -> Settings:
     """Loopback settings without pauses (or with ``delay``)."""
@@ -84,8 +86,8 @@ def run_all_matches_threads(executor: Executor, tmp_path: Path) -> set[str]:
     assert [s.verdict for s in other.sites] == ["ok", "ok", "ok", "blocked"]
     assert other.exit_code == local.exit_code == 4 and other.groups == 3
     with Store.in_state_dir(tmp_path / "local") as x, Store.in_state_dir(tmp_path / "other") as y:
-        assert [y.dump(s) for s in sites] == [x.dump(s) for s in sites]
-        assert y.dump("dmf-a")["records"]
+        assert [dump(y, s) for s in sites] == [dump(x, s) for s in sites]
+        assert dump(y, "dmf-a")["records"]
     # pages were archived into the (shared) state directory
     assert list((tmp_path / "other" / "runs" / "dmf-b").glob("*/pages-00.warc.gz"))
     return seen
@@ -106,7 +108,7 @@ def replay_matches_threads(executor: Executor, tmp_path: Path) -> None:
     assert [r.verdict for r in other.runs] == [r.verdict for r in local.runs] == ["ok", "ok"]
     assert all(r.same_events() for r in other.runs)
     with Store(local.database) as x, Store(other.database) as y:
-        assert x.dump() == y.dump()
+        assert dump(x) == dump(y)
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,8 @@ from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import Store
 
+from ..conftest import dump
+
 ORIGIN = "http://synth.test"
 PER_PAGE = 10
 OLD_NOTICE = "정상 등록"
@@ -149,9 +151,9 @@ def test_accepted_false_alarm_is_committed_and_joins_the_baseline(
     state = tmp_path / "state"
     two_good_days(selectors_dir, state)
     store = Store.in_state_dir(state)
-    before = store.dump()
+    before = dump(store)
     r3 = false_alarm(selectors_dir, state)
-    assert store.dump() == before  # quarantined: nothing committed yet
+    assert dump(store) == before  # quarantined: nothing committed yet
     assert (r3.run_dir / "quarantine" / "accept.json").is_file()
 
     a = accept(selectors_dir, state, r3.run_id, by="kim")
@@ -259,11 +261,11 @@ def test_refuses_a_stopped_run(tmp_path: Path, selectors_dir: Path) -> None:
     state = tmp_path / "state"
     two_good_days(selectors_dir, state)
     store = Store.in_state_dir(state)
-    before = store.dump()
+    before = dump(store)
     r = run(selectors_dir, state, site(DAY3), refuse=True)  # 403 on the start URL
     assert r.verdict == "stopped"
     _refusal(selectors_dir, state, r.run_id, "stopped by the site .* can never be accepted")
-    assert store.dump() == before
+    assert dump(store) == before
 
 
 def test_refuses_a_run_accepted_twice(tmp_path: Path, selectors_dir: Path) -> None:
@@ -272,9 +274,9 @@ def test_refuses_a_run_accepted_twice(tmp_path: Path, selectors_dir: Path) -> No
     r3 = false_alarm(selectors_dir, state)
     accept(selectors_dir, state, r3.run_id, by="kim")
     store = Store.in_state_dir(state)
-    after = store.dump()
+    after = dump(store)
     _refusal(selectors_dir, state, r3.run_id, "already accepted by kim at ")
-    assert store.dump() == after
+    assert dump(store) == after
 
 
 def test_refuses_to_rewrite_history(tmp_path: Path, selectors_dir: Path) -> None:
@@ -285,11 +287,11 @@ def test_refuses_to_rewrite_history(tmp_path: Path, selectors_dir: Path) -> None
     r4 = run(selectors_dir, state, site(DAY3))
     assert r4.verdict == "ok"
     store = Store.in_state_dir(state)
-    after = store.dump()
+    after = dump(store)
     _refusal(
         selectors_dir, state, r3.run_id, f"older than committed run {r4.run_id}.*rewrite history"
     )
-    assert store.dump() == after
+    assert dump(store) == after
 
 
 def test_drift_summary_names_each_field_once_and_offers_accept(

@@ -10,15 +10,9 @@ import pytest
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner import checkpoint
 from anchorpath.runner.archive import archived_pages
-from anchorpath.runner.checkpoint import (
-    Checkpoint,
-    PageEntry,
-    RecordEntry,
-    load_checkpoint,
-    remove_checkpoint,
-    save_checkpoint,
-)
+from anchorpath.runner.checkpoint import load_checkpoint, remove_checkpoint, save_checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
+from anchorpath.runner.model import Checkpoint, PageEntry, RecordEntry
 from anchorpath.selectors.load import parse_selector_data
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from anchorpath.runner.checkpoint import PageEntry
 from anchorpath.runner.decide import Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import looks_empty
 from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.model import PageEntry
 from anchorpath.selectors.load import parse_selector_data
 
 SF = parse_selector_data(

@@ -27,6 +27,8 @@ from anchorpath.runner.store.commit import record_key
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data
 
+from ..conftest import dump
+
 ORIGIN = "http://synth.test"
 PER_PAGE = 5
 LONG = "이 원료는 안정성 자료가 추가되었습니다. 제조 방법은 동일합니다. " * 8
@@ -204,10 +206,10 @@ def test_days_one_two_three(tmp_path: Path, selectors_dir: Path) -> None:
     assert set(changed.fields) == {"name", "updated_on"}
 
     store = Store.in_state_dir(state)
-    before = store.dump()
+    before = dump(store)
     r3 = run(selectors_dir, state, render_site(2, template="renewal"))
     assert (r3.verdict, r3.exit_code) == ("drift", 3)
-    assert store.dump() == before  # nothing committed
+    assert dump(store) == before  # nothing committed
     assert r3.bundle is not None and (r3.bundle / "bundle.json").is_file()
     assert (r3.run_dir / "alert.json").is_file()
     assert (r3.run_dir / "quarantine" / "records.jsonl").is_file()
@@ -223,11 +225,11 @@ def test_refused_start_url_stops_the_site_and_changes_nothing(
 ) -> None:
     state = tmp_path / "state"
     run(selectors_dir, state, render_site(1))
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     r = run(selectors_dir, state, render_site(2), refuse=True)
     assert (r.verdict, r.exit_code) == ("stopped", 5)
     assert r.events == []
-    assert Store.in_state_dir(state).dump() == before
+    assert dump(Store.in_state_dir(state)) == before
 
 
 def test_partial_crawl_never_withdraws(tmp_path: Path, selectors_dir: Path) -> None:
@@ -264,13 +266,13 @@ def test_empty_source(tmp_path: Path, selectors_dir: Path) -> None:
     (selectors_dir / "synth.json").write_text(json.dumps(sel, ensure_ascii=False))
     r = run(selectors_dir, tmp_path / "state", pages)
     assert (r.verdict, r.exit_code) == ("empty-source", 0)
-    assert Store.in_state_dir(tmp_path / "state").dump()["records"] == []
+    assert dump(Store.in_state_dir(tmp_path / "state"))["records"] == []
 
 
 def test_resume_after_kill_gives_the_same_database(tmp_path: Path, selectors_dir: Path) -> None:
     pages = render_site(1)
     ref = run(selectors_dir, tmp_path / "ref", pages)
-    expected = Store.in_state_dir(tmp_path / "ref").dump()
+    expected = dump(Store.in_state_dir(tmp_path / "ref"))
 
     state = tmp_path / "state"
     first: list[str] = []
@@ -291,7 +293,7 @@ def test_resume_after_kill_gives_the_same_database(tmp_path: Path, selectors_dir
     assert not set(second) & set(first)  # nothing archived in this run is fetched again
     assert r.replayed == 1
     assert len(first) + len(second) == ref.pages
-    assert Store.in_state_dir(state).dump() == expected
+    assert dump(Store.in_state_dir(state)) == expected
     assert [e.key for e in r.events] == [e.key for e in ref.events]
     assert not list((state / "runs" / "synth").glob("*/checkpoint.json"))
 
@@ -401,10 +403,10 @@ def test_a_broken_drift_check_fails_the_run_instead_of_passing_it(
         raise RuntimeError("drift check is broken")
 
     monkeypatch.setattr(gate, "check_drift", broken)
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     with pytest.raises(RuntimeError, match="drift check is broken"):
         run(selectors_dir, state, render_site(2))
-    assert Store.in_state_dir(state).dump() == before  # nothing committed
+    assert dump(Store.in_state_dir(state)) == before  # nothing committed
 
 
 def test_a_missing_drift_module_fails_the_run_command(tmp_path: Path, selectors_dir: Path) -> None:

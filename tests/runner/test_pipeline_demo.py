@@ -21,19 +21,14 @@ from typing import Any
 import pytest
 
 from anchorpath._config import Settings
+from anchorpath.demo import DemoServer
 from anchorpath.demo.data import expected_events, records_for_day
 from anchorpath.runner.pipeline import run_site
 from anchorpath.runner.progress import PageRead, ProgressEvent
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import Store
 
-DemoServer: Any
-try:
-    from anchorpath.demo import DemoServer
-except ImportError:  # pragma: no cover - while the demo server is being written
-    DemoServer = None
-
-pytestmark = pytest.mark.skipif(DemoServer is None, reason="demo server not available")
+from ..conftest import dump
 
 REPO = Path(__file__).resolve().parents[2]
 SELECTOR = REPO / "selectors" / "mfds-dmf.json"
@@ -74,11 +69,11 @@ def _events(result: RunResult) -> tuple[set[str], dict[str, set[str]], set[str]]
 def three_days(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     state = tmp_path_factory.mktemp("demo-state")
     r1 = run_day(state, 1)
-    after1 = Store.in_state_dir(state).dump()
+    after1 = dump(Store.in_state_dir(state))
     r2 = run_day(state, 2)
-    after2 = Store.in_state_dir(state).dump()
+    after2 = dump(Store.in_state_dir(state))
     r3 = run_day(state, 3)
-    after3 = Store.in_state_dir(state).dump()
+    after3 = dump(Store.in_state_dir(state))
     return {"state": state, "r": (r1, r2, r3), "dumps": (after1, after2, after3)}
 
 
@@ -130,11 +125,11 @@ def test_refusing_site_is_blocked_and_withdraws_nothing(
 ) -> None:
     state = tmp_path / "state"
     shutil.copytree(day1_state, state)
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     r = run_day(state, 2, mode=mode)
     assert (r.verdict, r.exit_code) == ("blocked", 4)
     assert not [e for e in r.events if e.kind == "withdrawn"]
-    assert Store.in_state_dir(state).dump() == before
+    assert dump(Store.in_state_dir(state)) == before
     assert Store.in_state_dir(state).runs(SITE)[0].verdict == "blocked"
 
 
@@ -198,7 +193,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_database(tmp_path: Path) -> 
         )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "(resumed)" in resumed.stdout
-    assert Store.in_state_dir(state).dump() == Store.in_state_dir(ref_state).dump()
+    assert dump(Store.in_state_dir(state)) == dump(Store.in_state_dir(ref_state))
     report = next(p for p in (state / "runs" / SITE).glob("*/report.json"))
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["resumed"] is True

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.checkpoint import Checkpoint, save_checkpoint
+from anchorpath.runner.checkpoint import save_checkpoint
+from anchorpath.runner.model import Checkpoint
 from anchorpath.runner.resume import find_unfinished, options_fingerprint, what_changed
 from anchorpath.runner.run_types import RunOptions
 from anchorpath.runner.store.database import Store

@@ -23,6 +23,7 @@ from anchorpath.runner.run_all import RunAllOptions, discover_sites, origin_grou
 from anchorpath.runner.store.database import Store
 from anchorpath.selectors.load import load_selector_file
 
+from ..conftest import dump
 from .conftest import fast
 
 
@@ -290,6 +291,6 @@ def test_kill_9_of_run_all_resumes_every_unfinished_site(tmp_path: Path) -> None
     for site in ("dmf-a", "dmf-b"):
         report = next((state / "runs" / site).glob("*/report.json"))
         assert json.loads(report.read_text(encoding="utf-8"))["resumed"] is True
-        assert Store.in_state_dir(state).dump(site) == Store.in_state_dir(tmp_path / "ref").dump(
-            site
+        assert dump(Store.in_state_dir(state), site) == dump(
+            Store.in_state_dir(tmp_path / "ref"), site
         )

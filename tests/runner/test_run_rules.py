@@ -175,7 +175,7 @@ def test_two_records_with_one_key_are_reported_not_merged(tmp_path: Path) -> Non
 
 
 def test_identical_records_with_one_key_merge_silently() -> None:
-    from anchorpath.runner.checkpoint import RecordEntry
+    from anchorpath.runner.model import RecordEntry
     from anchorpath.runner.store.commit import CommitPlan, merge_records
 
     values = {"isbn": "111", "title": "Game Over"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,16 @@ from anchorpath.selectors.load import (
     save_selector_file,
     validate_data,
 )
-from anchorpath.selectors.model import FieldSpec
+from anchorpath.selectors.model import FieldSpec, SelectorFile
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def with_field(sf: SelectorFile, page_type: str, spec: FieldSpec) -> SelectorFile:
+    """A copy of ``sf`` with one field replaced or added (the version is bumped on save)."""
+    pt = sf.page_types[page_type]
+    page_types = {**sf.page_types, page_type: replace(pt, fields={**pt.fields, spec.name: spec})}
+    return replace(sf, page_types=page_types)
 
 
 def minimal() -> dict[str, Any]:
@@ -173,7 +181,7 @@ def test_editing_one_field_changes_only_its_lines(tmp_path: Path) -> None:
     sf = load_selector_file(p)
     f2 = sf.page_types["detail"].fields["f2"]
     new_spec = FieldSpec.from_dict("f2", {**f2.to_dict(), "xpath": "//dd[@data-f='2']"})
-    saved = save_selector_file(sf.with_field("detail", new_spec), p, now="2026-11-30T06:00:00Z")
+    saved = save_selector_file(with_field(sf, "detail", new_spec), p, now="2026-11-30T06:00:00Z")
     new_lines = p.read_text(encoding="utf-8").splitlines()
     import difflib
 
@@ -201,7 +209,7 @@ def test_each_save_bumps_and_archives(tmp_path: Path) -> None:
     for n in range(2, 5):
         spec = copy.deepcopy(sf.page_types["detail"].fields["price"].to_dict())
         spec["xpath"] = f"//span[@data-price='{n}']"
-        sf = save_selector_file(sf.with_field("detail", FieldSpec.from_dict("price", spec)), p)
+        sf = save_selector_file(with_field(sf, "detail", FieldSpec.from_dict("price", spec)), p)
         assert sf.version == n and sf.parent_version == n - 1
     assert list_versions(p) == [1, 2, 3, 4]
     with pytest.raises(SelectorFileError, match="version 9 not found"):

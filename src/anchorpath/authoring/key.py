@@ -31,14 +31,18 @@ class KeyChoice:
     why: str
     rejected: Mapping[str, str] = field(default_factory=dict)
 
-    def refusal(self) -> str:
-        """The one-line error of ``--yes`` when there is no default key."""
+    def missing(self) -> str:
+        """Why there is no default key, with every field's repeat or gap."""
         reasons = "; ".join(f"{n}: {why}" for n, why in self.rejected.items())
         return (
             "no field identifies every record of the seeds, so there is no default key "
-            f"({reasons or 'no field to use'}); choose it with --key FIELD (repeat --key for "
-            "a key of several fields)"
+            f"({reasons or 'no field to use'})"
         )
+
+    def refusal(self) -> str:
+        """The one-line error of ``--yes`` when there is no default key."""
+        how = "choose it with --key FIELD (repeat --key for a key of several fields)"
+        return f"{self.missing()}; {how}"
 
 
 def _records(result: AuthoringResult) -> list[tuple[str, Mapping[str, object]]]:

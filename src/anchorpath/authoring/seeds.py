@@ -44,6 +44,8 @@ class SeedPage:
     sha256: str
     source: str
     url_from: str = "given"
+    #: data (XHR/fetch) requests the page's scripts made while it rendered
+    loaded: tuple[str, ...] = ()
 
     @property
     def url_known(self) -> bool:

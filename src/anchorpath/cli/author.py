@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +11,7 @@ import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean, terminal_safe
+from anchorpath.authoring.inputs import read_examples, read_json
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -26,18 +26,6 @@ def author_group() -> None:
     """
 
 
-def _read_json(path: str, what: str) -> Any:
-    """The JSON in ``path``; a one-line error naming the file (and ``what`` it should hold)."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AuthoringError(f"{path}: cannot read {what}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise AuthoringError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
-
-
 def _types(types: tuple[str, ...]) -> dict[str, str]:
     """``--type FIELD=TYPE`` options as {field: type} (the last one of a field wins)."""
     type_of: dict[str, str] = {}
@@ -47,14 +35,6 @@ def _types(types: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{spec!r}: expected FIELD=TYPE", param_hint="--type")
         type_of[name] = kind
     return type_of
-
-
-def read_examples(path: str) -> dict[str, Any]:
-    """Read an examples JSON file (field -> value(s) per seed); one-line error naming the file."""
-    data = _read_json(path, "examples")
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise AuthoringError(f'{path}: expected {{"<seed path or URL>": {{"<field>": value}}}}')
-    return data
 
 
 def _field_requests(
@@ -85,7 +65,7 @@ EXIT_PARTIAL = 5
 
 def _read_fields(path: str) -> list[tuple[str, str, str | None]]:
     """``[{"name", "type", "description"}, ...]`` or ``{"name": "type", ...}`` from a file."""
-    data = _read_json(path, "fields")
+    data = read_json(path, "fields")
     if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
         return [(k, v, None) for k, v in data.items()]
     if isinstance(data, list) and all(isinstance(d, dict) and "name" in d for d in data):
@@ -418,7 +398,12 @@ def new_site(
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     if sf.policy is None or sf.policy.basis is None:
-        sf = replace(sf, policy=_ask_policy(settings.fetch.contact, _interactive(yes)))
+        try:
+            found = _discover(seeds, pages, settings)
+        except AnchorpathError as exc:
+            raise click.ClickException(str(exc)) from exc
+        policy = _ask_policy(settings.fetch.contact, _interactive(yes), found)
+        sf = replace(sf, policy=replace(policy, discovery=found))
     _print_result(sf, result, key_why, decisions, pages)
     for fname, why in failed.items():
         click.echo(f"  not authored: {fname}: {why}", err=True)
@@ -496,21 +481,48 @@ def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) ->
         )
 
 
-def _ask_policy(contact: str, interactive: bool) -> Any:
-    """The new file's ``policy``: asked in a session, conservative defaults otherwise (and
-    printed, so that the person running a script sees what was recorded for them)."""
+def _discover(seeds: tuple[str, ...], pages: list[Any], settings: Any) -> Any:
+    """What the site offers besides HTML (feeds, sitemaps, JSON-LD, JSON the pages load);
+    the network only for seeds given as URLs (robots.txt's Sitemap lines, /sitemap.xml)."""
+    from anchorpath.authoring.discover import discover
+
+    if not any(s.startswith(("http://", "https://")) for s in seeds):
+        return discover(pages, None)
+    from anchorpath.fetch.polite import PoliteFetcher
+
+    with PoliteFetcher(settings.fetch) as fetcher:
+        return discover(pages, fetcher)
+
+
+def _ask_policy(contact: str, interactive: bool, found: Any) -> Any:
+    """The new file's ``policy``: asked in a session (what the site offers shown first, the
+    recommended basis the default), conservative defaults otherwise (and printed, so that
+    the person running a script sees what was recorded for them)."""
     from anchorpath._config import DEFAULT_CONTACT
+    from anchorpath.authoring.discover import describe_discovery
     from anchorpath.authoring.policy import default_policy, describe_policy
     from anchorpath.selectors.model import BASES, Policy
 
     policy = default_policy(None if contact == DEFAULT_CONTACT else contact)
+    lines = describe_discovery(found)
     if not interactive:
+        click.echo("besides the HTML pages, the site offers:", err=True)
+        for line in lines:
+            click.echo(f"  {line}", err=True)
         click.echo("policy (conservative defaults; edit the file to change them):", err=True)
         for line in describe_policy(policy):
             click.echo(f"  {line}", err=True)
         return policy
+    click.echo("Besides the HTML pages, the site offers:")
+    for line in lines:
+        click.echo(f"  {line}")
+    suggested = (found.recommended or "").split(":", 1)[0]
     click.echo("Why may this site be collected? (recorded in the file's policy section)")
-    basis = click.prompt("  basis", type=click.Choice(BASES), default=policy.basis)
+    basis = click.prompt(
+        "  basis",
+        type=click.Choice(BASES),
+        default=suggested if suggested in BASES else policy.basis,
+    )
     purpose = click.prompt("  purpose", default="", show_default=False).strip() or None
     who = click.prompt("  contact", default=policy.contact or "", show_default=bool(policy.contact))
     terms = click.prompt("  terms URL (empty: none)", default="", show_default=False).strip()
@@ -549,7 +561,7 @@ def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
     if not _interactive(yes):
         raise AuthoringError(choice.refusal())
     names = list(result.page_type.fields)
-    click.echo(terminal_safe(choice.refusal().replace("; choose it with --key", ";")), err=True)
+    click.echo(terminal_safe(choice.missing()), err=True)
     while True:
         answer = click.prompt(f"key field(s), comma-separated ({', '.join(names)})", err=True)
         key = tuple(k.strip() for k in answer.split(",") if k.strip())

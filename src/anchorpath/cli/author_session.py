@@ -243,7 +243,7 @@ def edit_cmd(
             pages = _fixture_seeds(sf, path, name)
         source = None
         if examples_path:
-            from anchorpath.cli.author import read_examples
+            from anchorpath.authoring.inputs import read_examples
 
             source = ExampleValues(read_examples(examples_path))
     except AnchorpathError as exc:

@@ -106,11 +106,12 @@ def forget_cmd(
     WARC archives (each file rewritten without those responses, a stub keeping the payload
     digest and a deletion note, read back before it replaces the old one); the values from
     run reports (JSON, Markdown, HTML), quarantines, alert bundles, checkpoints, replay
-    folders, the fetch cache, golden fixtures (fixture pages that hold them are removed with
-    their entries) and the selector file's examples. Values the records share with other
-    records (a date, a category) stay. One row is appended to the `deletions` table: who,
-    when, why, a keyed hash of each key (never the key), counts and the files rewritten. A
-    forgotten key is never stored again, by `run` or `replay --into store`.
+    folders, the fetch cache and the LLM answer cache, golden fixtures (fixture pages that
+    hold them are removed with their entries) and the selector file's examples. Values the
+    records share with other records (a date, a category) stay. One row is appended to the
+    `deletions` table: who, when, why, a keyed hash of each key (never the key), counts and
+    the files rewritten. A forgotten key is never stored again, by `run` or
+    `replay --into store`.
 
     Exit status: 0 done, 1 an unknown key, a site being run (lock held) or another error.
 
@@ -129,6 +130,8 @@ def forget_cmd(
             state_dir=state,
             selectors_dir=selectors_dir or Path(settings.paths.selectors_dir),
             cache_dir=settings.paths.cache_path(state),
+            # where authoring keeps LLM answers (authoring.llm.author)
+            llm_cache_dir=Path(settings.paths.cache_dir) / "llm",
             site=site,
             keys=keys,
             by=by,

@@ -195,4 +195,5 @@ class BrowserFetch:
             charset="utf-8",
             not_modified=False,
             elapsed=ended - started,
+            loaded=page.loaded,
         )

@@ -26,6 +26,9 @@ class FetchResult:
     charset: str | None  # charset parameter of Content-Type, if any
     not_modified: bool
     elapsed: float  # seconds, including waits
+    #: rendered pages: the data (XHR/fetch) requests the page's scripts made, in order
+    #: (authoring's hint of an API the page itself loads)
+    loaded: tuple[str, ...] = ()
 
 
 def with_elapsed(result: FetchResult, elapsed: float) -> FetchResult:

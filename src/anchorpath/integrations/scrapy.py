@@ -51,9 +51,9 @@ from twisted.python.failure import Failure
 
 from anchorpath._config import FetchConfig, load_settings
 from anchorpath._errors import ConfigError
-from anchorpath.runner.checkpoint import RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.runner.external import ExternalCrawl, ExternalRun, FetchedPage
+from anchorpath.runner.model import RecordEntry
 from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.page_url import is_http_url

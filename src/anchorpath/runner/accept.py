@@ -22,8 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from anchorpath._errors import AnchorpathError, RunError
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.report.model import RunReport
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import EXIT_OK, RunResult, now

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from anchorpath.runner.checkpoint import InvalidRecord
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.drift.gate import gate
 from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.model import InvalidRecord
 from anchorpath.runner.verdict import Verdict
 from anchorpath.selectors.model import SelectorFile
 

@@ -27,16 +27,11 @@ from anchorpath._errors import (
 )
 from anchorpath.fetch.http import charset_of
 from anchorpath.fetch.warc import WarcWriter
-from anchorpath.runner.checkpoint import (
-    Checkpoint,
-    PageEntry,
-    RecordEntry,
-    load_checkpoint,
-    save_checkpoint,
-)
+from anchorpath.runner.checkpoint import load_checkpoint, save_checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.lock import SiteLock
+from anchorpath.runner.model import Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.pipeline import CrawlJob, CrawlOutcome, Run, check_records
 from anchorpath.runner.progress import Progress, no_progress
 from anchorpath.runner.run_types import RunOptions, RunResult, warc_segments

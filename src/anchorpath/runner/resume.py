@@ -13,8 +13,9 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from anchorpath.runner.checkpoint import Checkpoint, load_checkpoint, remove_checkpoint
+from anchorpath.runner.checkpoint import load_checkpoint, remove_checkpoint
 from anchorpath.runner.crawl.frontier import Frontier
+from anchorpath.runner.model import Checkpoint
 from anchorpath.runner.progress import Note, Progress
 from anchorpath.runner.run_types import RunOptions, now
 from anchorpath.runner.store.database import Store

@@ -62,8 +62,14 @@ from anchorpath.runner.progress import (
     SitesPlanned,
     no_progress,
 )
-from anchorpath.runner.report.model import Counts
-from anchorpath.runner.run_types import EXIT_ERROR, EXIT_OK, EXIT_STOPPED, RunOptions, RunResult
+from anchorpath.runner.run_types import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_STOPPED,
+    Counts,
+    RunOptions,
+    RunResult,
+)
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import load_selector_file
 from anchorpath.selectors.model import SelectorFile

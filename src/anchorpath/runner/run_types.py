@@ -1,4 +1,5 @@
-"""What a run is asked to do and what it did: :class:`RunOptions`, :class:`RunResult`, exit codes.
+"""What a run is asked to do and what it did: :class:`RunOptions`, :class:`RunResult`, its
+:class:`Counts`, exit codes.
 
 Shared by the pipeline (``pipeline.py``), its steps and ``accept.py``; import these from
 :mod:`anchorpath.runner.pipeline` as before.
@@ -7,14 +8,15 @@ Shared by the pipeline (``pipeline.py``), its steps and ``accept.py``; import th
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from anchorpath._config import Settings
+from anchorpath.runner.changerate import ChangeRate
 from anchorpath.runner.drift.check import DriftResult
-from anchorpath.runner.report.changerate import ChangeRate
-from anchorpath.runner.report.model import Counts
+from anchorpath.runner.lock import LockHolder
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict
 
@@ -26,6 +28,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_STOPPED",
     "EXIT_USAGE",
+    "Counts",
     "RunOptions",
     "RunResult",
     "now",
@@ -47,6 +50,33 @@ EXIT_BY_VERDICT: dict[Verdict, int] = {
     "blocked": EXIT_BLOCKED,
     "stopped": EXIT_STOPPED,
 }
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How many pages, records and events a run had, and what it left aside: invalid
+    records, stored records it did not reach (``unseen``), keys two different records carried
+    (``duplicate_keys``), pages read back from its own archive on resume (``replayed``),
+    stored records under an earlier key (``rekeyed``: retired by a complete run)."""
+
+    pages: int = 0
+    records: int = 0
+    invalid: int = 0
+    new: int = 0
+    changed: int = 0
+    withdrawn: int = 0
+    unseen: int = 0
+    duplicate_keys: int = 0
+    replayed: int = 0
+    rekeyed: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Counts:
+        names = cls.__dataclass_fields__
+        return cls(**{k: int(v) for k, v in d.items() if k in names and isinstance(v, int)})
 
 
 @dataclass(frozen=True)
@@ -98,7 +128,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     change_rate: ChangeRate | None = None
     fetch_counters: dict[str, float] = field(default_factory=dict)
-    took_over_lock: dict[str, Any] | None = None
+    took_over_lock: LockHolder | None = None
     accepted_by: str | None = None
     accepted_at: str | None = None
     #: the report's opening lines: basis, robots.txt, terms, completion rate, the stop

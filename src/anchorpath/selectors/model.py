@@ -8,12 +8,13 @@ left out, so that load → save of a canonical file is byte-identical.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
     "FIELD_TYPES",
     "Anchor",
+    "Discovery",
     "FetchSpec",
     "FieldSpec",
     "Fixture",
@@ -143,6 +144,46 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class Discovery:
+    """What authoring found besides the HTML pages: sitemaps named by robots.txt, a
+    ``/sitemap.xml``, feeds linked from the seeds, JSON-LD types, JSON endpoints the pages
+    load, and the source it recommended."""
+
+    at: str | None = None
+    robots_sitemaps: tuple[str, ...] = ()
+    sitemaps: tuple[str, ...] = ()
+    feeds: tuple[str, ...] = ()
+    json_ld: tuple[str, ...] = ()
+    api: tuple[str, ...] = ()
+    recommended: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Discovery:
+        return cls(
+            at=d.get("at"),
+            robots_sitemaps=tuple(d.get("robots_sitemaps", ())),
+            sitemaps=tuple(d.get("sitemaps", ())),
+            feeds=tuple(d.get("feeds", ())),
+            json_ld=tuple(d.get("json_ld", ())),
+            api=tuple(d.get("api", ())),
+            recommended=d.get("recommended"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _prune(
+            [
+                ("at", self.at),
+                ("robots_sitemaps", list(self.robots_sitemaps)),
+                ("sitemaps", list(self.sitemaps)),
+                ("feeds", list(self.feeds)),
+                ("json_ld", list(self.json_ld)),
+                ("api", list(self.api)),
+                ("recommended", self.recommended),
+            ]
+        )
+
+
+@dataclass(frozen=True)
 class Policy:
     """Why collecting the site is allowed and how its data is kept (``policy``).
 
@@ -155,9 +196,12 @@ class Policy:
     retention_days: int | None = None
     store_raw: bool = True
     personal: tuple[str, ...] = ()
+    #: what authoring found besides the HTML pages (``authoring.discover``)
+    discovery: Discovery | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Policy:
+        found = d.get("discovery")
         return cls(
             basis=d.get("basis"),
             terms_url=d.get("terms_url"),
@@ -166,6 +210,7 @@ class Policy:
             retention_days=d.get("retention_days"),
             store_raw=d.get("store_raw", True),
             personal=tuple(d.get("personal", ())),
+            discovery=Discovery.from_dict(found) if found is not None else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -178,6 +223,7 @@ class Policy:
                 ("retention_days", self.retention_days),
                 ("store_raw", None if self.store_raw else False),
                 ("personal", list(self.personal)),
+                ("discovery", self.discovery.to_dict() if self.discovery else None),
             ]
         )
 
@@ -515,12 +561,3 @@ class SelectorFile:
             if re.search(pt.match, url):
                 return pt
         return None
-
-    def with_field(self, page_type: str, spec: FieldSpec) -> SelectorFile:
-        """A copy with one field replaced or added (the version is bumped on save, not here)."""
-        pt = self.page_types[page_type]
-        fields = dict(pt.fields)
-        fields[spec.name] = spec
-        page_types = dict(self.page_types)
-        page_types[page_type] = replace(pt, fields=fields)
-        return replace(self, page_types=page_types)

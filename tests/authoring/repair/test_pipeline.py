@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from anchorpath.authoring.repair.pipeline import plan_repair, repair_from_bundle, reverify
 from anchorpath.bundle import read_bundle
 from anchorpath.cli import main
+from anchorpath.demo import DemoServer
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file
 
@@ -385,12 +386,6 @@ def test_cli_help_describes_the_flow() -> None:
 
 # -- end to end against the demo ----------------------------------------------------------------
 
-DemoServer: Any
-try:
-    from anchorpath.demo import DemoServer
-except ImportError:  # pragma: no cover
-    DemoServer = None
-
 REPO = Path(__file__).resolve().parents[3]
 DEMO_SITE = "mfds-dmf"
 
@@ -422,8 +417,6 @@ def _run_day(state: Path, selectors: Path, day: int) -> Any:
 
 @pytest.fixture(scope="module")
 def demo_drift(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if DemoServer is None:
-        pytest.skip("demo server not available")
     root = tmp_path_factory.mktemp("repair-demo")
     selectors = root / "selectors"
     selectors.mkdir()

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from anchorpath.runner.checkpoint import InvalidRecord, RecordEntry
 from anchorpath.runner.drift.check import seed_baseline
 from anchorpath.runner.drift.gate import (
     ChecksAhead,
@@ -17,6 +16,7 @@ from anchorpath.runner.drift.gate import (
 )
 from anchorpath.runner.drift.stats import RunStats, field_stats
 from anchorpath.runner.drift.validate import RecordValidator
+from anchorpath.runner.model import InvalidRecord, RecordEntry
 from anchorpath.selectors.evaluate import PageResult
 
 from ..conftest import news_selector

@@ -72,3 +72,23 @@ def test_robots_unreachable_past_the_grace_period_stops() -> None:
     stop = _judge(seen, unreachable_since={ORIGIN: "2026-10-01T06:00:00Z"})
     assert stop is not None and stop.cause == "robots-unreachable"  # type: ignore[attr-defined]
     assert "30 days" in stop.reason  # type: ignore[attr-defined]
+
+
+def test_previous_keeps_the_last_readable_robots_and_the_failing_streak(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from anchorpath.runner.policy.site import previous
+    from anchorpath.runner.store.database import Store
+    from anchorpath.runner.store.governance import record_policy
+
+    down = RobotsSeen(ORIGIN, "unreachable", detail="HTTP 503")
+    rows = [
+        ("r1", "2026-10-01T06:00:00Z", [OPEN], "a" * 64),
+        ("r2", "2026-10-02T06:00:00Z", [down], None),
+        ("r3", "2026-10-03T06:00:00Z", [down], None),
+    ]
+    with Store(tmp_path / "s.sqlite") as store:
+        for run_id, at, robots, terms in rows:
+            seen = PolicySeen(robots=robots, terms=TermsSeen("t", terms) if terms else None)
+            record_policy(store, run_id=run_id, site="s", at=at, seen=seen.to_dict())
+        before = previous(store, "s")
+    assert before.robots[ORIGIN].sha256 == OPEN.sha256 and before.terms == "a" * 64
+    assert before.unreachable_since == {ORIGIN: "2026-10-02T06:00:00Z"}

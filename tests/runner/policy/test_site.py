@@ -24,6 +24,7 @@ from anchorpath.runner.store.governance import active_stop
 from anchorpath.selectors.load import save_selector_file
 from anchorpath.selectors.model import Policy
 
+from ...conftest import dump
 from ..conftest import fast, news_selector
 
 PAGE = b"<html><body><h1>Storm batters coast</h1><p>text</p></body></html>"
@@ -102,7 +103,7 @@ def test_robots_turning_to_disallow_stops_the_site_until_resume(tmp_path: Path) 
     with FaultServer({"/a/1": ok(PAGE)}, robots=ALLOW) as server:
         assert _run(server, tmp_path).verdict == "ok"
         store = Store.in_state_dir(tmp_path / "state")
-        before = store.dump()
+        before = dump(store)
         server.route("/robots.txt", ok(DENY.encode(), "text/plain"))
         r = _run(server, tmp_path)
         assert (r.verdict, r.exit_code) == ("stopped", 5)
@@ -110,7 +111,7 @@ def test_robots_turning_to_disallow_stops_the_site_until_resume(tmp_path: Path) 
         assert "http://127.0.0.1/a/1" in r.reason
         md = (r.run_dir / "report.md").read_text(encoding="utf-8")
         assert "```diff" in md and "+Disallow: /a/" in md
-        assert store.dump() == before  # the store is untouched
+        assert dump(store) == before  # the store is untouched
         # run refuses the stopped site, with its own exit code, fetching nothing
         requests = len(server.paths())
         with pytest.raises(SiteStopped, match="anchorpath resume news"):

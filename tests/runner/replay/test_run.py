@@ -25,6 +25,7 @@ from anchorpath.runner.run_types import RunOptions, RunResult
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.selectors.load import load_selector_file, parse_selector_data, save_selector_file
 
+from ...conftest import dump
 from ..conftest import fast
 
 SITE = "mfds-dmf"
@@ -80,7 +81,7 @@ def test_template_change_day_replayed_with_the_repaired_file_gives_the_repaired_
     demo_story: tuple[Path, Path],
 ) -> None:
     sel, state = demo_story
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     drift_run = next(r for r in runs(state) if r.verdict == "drift")
     result = replay(sel, state, drift_run)
     assert result.exit_code == 0 and result.version == 2
@@ -89,7 +90,7 @@ def test_template_change_day_replayed_with_the_repaired_file_gives_the_repaired_
     # exactly the records the repaired run committed, and the store untouched
     assert current(result.database) == current(state / "anchorpath.sqlite")
     assert result.final_diff.different == 0
-    assert Store.in_state_dir(state).dump() == before
+    assert dump(Store.in_state_dir(state)) == before
     report = json.loads((result.out_dir / "report.json").read_text(encoding="utf-8"))
     assert report["runs"][0]["replayed"]["verdict"] == "ok"
     assert (result.out_dir / "report.md").is_file()
@@ -196,8 +197,8 @@ def test_into_store_backfills_a_drift_run_as_if_it_had_used_the_fixed_file(
     result = replay(sel, state, drift_run, into="store", by="kim")
     assert result.written == 1 and result.runs[0].verdict == "ok"
     assert len(result.runs[0].events) == 6
-    got = Store.in_state_dir(state).dump(SITE)
-    assert without_version(got) == without_version(Store.in_state_dir(ref).dump(SITE))
+    got = dump(Store.in_state_dir(state), SITE)
+    assert without_version(got) == without_version(dump(Store.in_state_dir(ref), SITE))
     backfilled = runs(state)[1]
     assert (backfilled.verdict, backfilled.selector_version, backfilled.accepted_by) == (
         "replayed",
@@ -218,12 +219,12 @@ def test_into_store_refuses_what_a_newer_run_would_contradict_and_writes_nothing
     drift_run = runs(state)[1]
     rerun = run_day(sel, state, 2)
     assert rerun.verdict == "ok" and len(rerun.events) == 6
-    before = Store.in_state_dir(state).dump()
+    before = dump(Store.in_state_dir(state))
     with pytest.raises(ReplayRefused, match=f"run {rerun.run_id} .* newer"):
         replay(sel, state, drift_run, into="store")
     with pytest.raises(ReplayRefused, match="replays as drift with version 2"):
         replay(sel, state, drift_run, into="store", version=2)
-    assert Store.in_state_dir(state).dump() == before
+    assert dump(Store.in_state_dir(state)) == before
     assert runs(state)[1].verdict == "drift"
 
 

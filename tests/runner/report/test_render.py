@@ -8,11 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from anchorpath.runner.changerate import assess
 from anchorpath.runner.drift.check import check_drift
 from anchorpath.runner.drift.stats import RunStats, field_stats
-from anchorpath.runner.report.changerate import assess
-from anchorpath.runner.report.model import Counts, RunReport
+from anchorpath.runner.report.model import RunReport
 from anchorpath.runner.report.render import report_json, write_reports
+from anchorpath.runner.run_types import Counts
 from anchorpath.runner.store.database import Event
 from anchorpath.selectors.evaluate import PageResult
 from anchorpath.selectors.model import PageType

@@ -21,6 +21,8 @@ from anchorpath.runner.store.database import (
     content_hash,
 )
 
+from ...conftest import dump
+
 LONG = "긴 비고 텍스트입니다. " * 30
 
 
@@ -157,20 +159,20 @@ def test_events_are_append_only(tmp_path: Path) -> None:
 def test_failed_commit_changes_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
     _commit(store, "r1", "2024-01-01", {"a": {"k": "a"}})
-    before = store.dump()
+    before = dump(store)
     bad = [Event("zzz", "new")]  # no values for this key: the transaction must roll back
     with pytest.raises(StoreError):
         store.commit_run(_run("r2", "2024-01-02"), seen={}, events=bad)
-    assert store.dump() == before
+    assert dump(store) == before
     assert [r.id for r in store.runs("s")] == ["r1"]
 
 
 def test_quarantined_run_only_logs_the_run(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
     _commit(store, "r1", "2024-01-01", {"a": {"k": "a"}})
-    before = store.dump()
+    before = dump(store)
     store.commit_run(RunRow("r2", "s", "2024-01-02", "2024-01-02", "drift", error="drift: x"))
-    assert store.dump() == before
+    assert dump(store) == before
     assert store.runs("s", verdicts=["drift"])[0].error == "drift: x"
 
 
@@ -191,17 +193,17 @@ def test_records_as_of_a_past_run_and_seeding_another_store(tmp_path: Path) -> N
         "a": ({"k": "a", "v": 1}, True),
         "b": ({"k": "b", "v": 2}, True),
     }
-    assert scratch.dump()["events"] == []  # seeding is not an event
+    assert dump(scratch)["events"] == []  # seeding is not an event
 
 
 def test_transaction_makes_several_runs_all_or_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
     _commit(store, "r1", "2024-01-01", {"a": {"k": "a"}})
-    before = store.dump()
+    before = dump(store)
     with pytest.raises(StoreError), store.transaction():
         _commit(store, "r2", "2024-01-02", {"a": {"k": "a"}, "b": {"k": "b"}})
         store.commit_run(_run("r3", "2024-01-03"), seen={}, events=[Event("zzz", "new")])
-    assert store.dump() == before and [r.id for r in store.runs("s")] == ["r1"]
+    assert dump(store) == before and [r.id for r in store.runs("s")] == ["r1"]
     with store.transaction():
         _commit(store, "r2", "2024-01-02", {"a": {"k": "a"}, "b": {"k": "b"}})
         _commit(store, "r3", "2024-01-03", {"a": {"k": "a"}, "b": {"k": "b"}, "c": {"k": "c"}})

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anchorpath.selectors.load import dump_selector_file
 from anchorpath.selectors.model import Anchor, SelectorFile
 
 #: Mismatches kept per field in a verification report (the rest are only counted).
@@ -167,8 +166,3 @@ def render_diff(result: RepairResult) -> list[str]:
         + ("all reproduced" if v.ok else f"{sum(v.mismatch_counts.values())} mismatches")
     )
     return lines
-
-
-def dump_preview(result: RepairResult) -> str:
-    """The repaired selector file as it would be written (canonical text)."""
-    return dump_selector_file(result.saved or result.new)

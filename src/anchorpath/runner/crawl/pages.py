@@ -24,9 +24,9 @@ from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.walls import Wall, find_wall
 from anchorpath.fetch.warc import WarcWriter
 from anchorpath.runner.archive import ArchivedPage
-from anchorpath.runner.checkpoint import Checkpoint, PageEntry, RecordEntry
 from anchorpath.runner.crawl.frontier import CrawlItem
 from anchorpath.runner.drift.template import template_fields, template_texts
+from anchorpath.runner.model import Checkpoint, PageEntry, RecordEntry
 from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.documents import parse_document
 from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html

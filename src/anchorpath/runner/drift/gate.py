@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath._untrusted import MAX_PAGE_BYTES, loads_json, read_capped
-from anchorpath.runner.checkpoint import InvalidRecord, PageEntry, RecordEntry
 from anchorpath.runner.drift.check import (
     BASELINE_WINDOW,
     DriftResult,
@@ -29,6 +28,7 @@ from anchorpath.runner.drift.check import (
 )
 from anchorpath.runner.drift.stats import RunStats, TextFacts, field_stats, merge_stats
 from anchorpath.runner.drift.validate import RecordValidator
+from anchorpath.runner.model import InvalidRecord, PageEntry, RecordEntry
 from anchorpath.runner.store.database import RunRow, Store
 from anchorpath.runner.verdict import COMMITTED, DriftVerdict
 from anchorpath.selectors.evaluate import PageResult

@@ -20,9 +20,9 @@ from anchorpath._errors import (
     SelectorEvaluationError,
 )
 from anchorpath.fetch.http import charset_of
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.gate import looks_empty
+from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.pipeline import RunChecks, check_records
 from anchorpath.runner.progress import (
     PROGRESS_SECONDS,

@@ -16,10 +16,10 @@ from anchorpath._errors import (
     RunError,
 )
 from anchorpath.runner.archive import stands_for
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
 from anchorpath.runner.decide import Observed, decide, gone_evidence
 from anchorpath.runner.drift.gate import RollingBaseline, looks_empty
 from anchorpath.runner.executor import Executor
+from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.progress import Progress, ReplayPlanned, RunReplayed
 from anchorpath.runner.replay.extract import (
     ArchivedOut,

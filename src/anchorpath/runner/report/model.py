@@ -15,40 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from anchorpath.runner.changerate import ChangeRate
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.drift.stats import RunStats
-from anchorpath.runner.report.changerate import ChangeRate
+from anchorpath.runner.run_types import Counts
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict, parse_verdict
 
-__all__ = ["Counts", "Duplicate", "RunReport"]
-
-
-@dataclass(frozen=True)
-class Counts:
-    """How many pages, records and events a run had, and what it left aside: invalid
-    records, stored records it did not reach (``unseen``), keys two different records carried
-    (``duplicate_keys``), pages read back from its own archive on resume (``replayed``),
-    stored records under an earlier key (``rekeyed``: retired by a complete run)."""
-
-    pages: int = 0
-    records: int = 0
-    invalid: int = 0
-    new: int = 0
-    changed: int = 0
-    withdrawn: int = 0
-    unseen: int = 0
-    duplicate_keys: int = 0
-    replayed: int = 0
-    rekeyed: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Counts:
-        names = cls.__dataclass_fields__
-        return cls(**{k: int(v) for k, v in d.items() if k in names and isinstance(v, int)})
+__all__ = ["Duplicate", "RunReport"]
 
 
 @dataclass(frozen=True)

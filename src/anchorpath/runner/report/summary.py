@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from anchorpath.runner.archive import last_archived
-from anchorpath.runner.checkpoint import Checkpoint, InvalidRecord
+from anchorpath.runner.changerate import ChangeRate, assess
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.model import Checkpoint, InvalidRecord
 from anchorpath.runner.report.alert import write_alert_bundle
-from anchorpath.runner.report.changerate import ChangeRate, assess
 from anchorpath.runner.report.model import Duplicate, RunReport
 from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import RunResult
@@ -83,15 +83,21 @@ def change_rate(store: Store, site: str) -> ChangeRate:
 def snapshots(run_dir: Path, urls: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
     """Up to :data:`BUNDLE_SNAPSHOTS` pages of ``run_dir`` as the run read them (a 304 with the
     body it stands for, :func:`~anchorpath.runner.archive.last_archived`), in the order of
-    ``urls`` (``(url, final_url)`` pairs: a redirected page's body is its target's)."""
-    pages = last_archived(run_dir)
-    out = []
-    for url, final_url in urls:
-        page = pages.get(final_url) or pages.get(url)
-        if page is not None:
-            out.append((url, page.body))
-        if len(out) >= BUNDLE_SNAPSHOTS:
+    ``urls`` (``(url, final_url)`` pairs: a redirected page's body is its target's).
+
+    Only the first pages' 304s are followed back (each may send the search through every
+    earlier run of the site); the others only when those do not give enough snapshots."""
+    out: list[tuple[str, bytes]] = []
+    for chunk in (urls[: 2 * BUNDLE_SNAPSHOTS], urls[2 * BUNDLE_SNAPSHOTS :]):
+        if len(out) >= BUNDLE_SNAPSHOTS or not chunk:
             break
+        pages = last_archived(run_dir, {u for pair in chunk for u in pair})
+        for url, final_url in chunk:
+            page = pages.get(final_url) or pages.get(url)
+            if page is not None:
+                out.append((url, page.body))
+            if len(out) >= BUNDLE_SNAPSHOTS:
+                break
     return out
 
 
@@ -111,10 +117,7 @@ def write_bundle(
     last_records: list[dict[str, Any]] = []
     if good_runs and good_runs[0].run_dir:
         good_dir = Path(good_runs[0].run_dir)
-        rows = store._query(
-            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (good_runs[0].id,)
-        )
-        last_good = snapshots(good_dir, [(r[0], r[1] or r[0]) for r in rows])
+        last_good = snapshots(good_dir, store.page_urls(good_runs[0].id))
         for url, body in last_good:
             pr = evaluate_page(compiled, parse_html(body, plain=True), url)
             last_records += [r.to_dict() for r in pr.records]

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from anchorpath.runner.checkpoint import PageEntry, RecordEntry
+from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.store.database import (
     Event,
     PageRow,

@@ -500,6 +500,14 @@ class Store:
             )
         return out
 
+    def page_urls(self, run_id: str) -> list[tuple[str, str]]:
+        """The pages a run read, in the order it read them: ``(url, final_url)`` (a redirected
+        page's body is its target's)."""
+        rows = self._query(
+            "SELECT url, final_url FROM pages WHERE run_id = ? ORDER BY rowid", (run_id,)
+        )
+        return [(url, final or url) for url, final in rows]
+
     def events(self, run_id: str) -> list[Event]:
         """The events a run committed, in commit order."""
         rows = self._query(
@@ -734,21 +742,3 @@ class Store:
         except sqlite3.Error as exc:
             self._abort()
             raise StoreError(f"{self.path}: cannot seed records: {exc}") from exc
-
-    def dump(self, site: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
-        """``records`` and ``events`` without run ids and timestamps, in a stable order.
-
-        Two runs of the same pages must give equal dumps (used by tests and ``--resume``
-        checks): this is the part of the database that must not depend on when or how often a
-        run was interrupted.
-        """
-        where, args = ("WHERE site = ?", (site,)) if site else ("", ())
-        recs = self._query(
-            f"SELECT site, key, is_current, content_hash, values_json, selector_version "
-            f"FROM records {where} ORDER BY id",
-            args,
-        )
-        evs = self._query(
-            f"SELECT site, key, kind, fields_json FROM events {where} ORDER BY id", args
-        )
-        return {"records": recs, "events": evs}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from anchorpath.runner.report.changerate import PRIOR_RATE, assess, poisson_rate
+from anchorpath.runner.changerate import PRIOR_RATE, assess, poisson_rate
 
 
 def test_formula() -> None:
