@@ -362,6 +362,33 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def _broken_field_lines(
+    pt_name: str,
+    spec: FieldSpec,
+    failing_fields: Mapping[str, Sequence[str]],
+    last_good_records: Sequence[Mapping[str, Any]],
+) -> list[str]:
+    """One broken field in the prompt: its XPaths, its anchor, its last good values and the
+    drift gate's evidence."""
+    evidence = failing_fields.get(f"{pt_name}.{spec.name}") or failing_fields.get(spec.name, [])
+    values = [
+        r.get(spec.name)
+        for r in last_good_records
+        if r.get("_page_type") in (pt_name, None) and r.get(spec.name) not in (None, "", [])
+    ]
+    examples = list(dict.fromkeys(_show(v) for v in values))[:5]
+    lines = [
+        f"- **{spec.name}** (page type `{pt_name}`, {spec.type})",
+        f"  - XPath that stopped working: `{spec.xpath}`",
+    ]
+    lines += [f"  - fallback: `{x}`" for x in spec.fallbacks]
+    if spec.anchor is not None and spec.anchor.value:
+        lines.append(f"  - it was anchored on the label {_show(spec.anchor.value)}")
+    if examples:
+        lines.append(f"  - last good values: {', '.join(examples)}")
+    return lines + [f"  - drift evidence: {e}" for e in evidence]
+
+
 def repair_prompt(
     selector: bytes,
     failing_fields: Mapping[str, Sequence[str]],
@@ -396,21 +423,7 @@ def repair_prompt(
         "",
     ]
     for pt_name, spec in broken:
-        evidence = failing_fields.get(f"{pt_name}.{spec.name}") or failing_fields.get(spec.name, [])
-        values = [
-            r.get(spec.name)
-            for r in last_good_records
-            if r.get("_page_type") in (pt_name, None) and r.get(spec.name) not in (None, "", [])
-        ]
-        examples = list(dict.fromkeys(_show(v) for v in values))[:5]
-        lines.append(f"- **{spec.name}** (page type `{pt_name}`, {spec.type})")
-        lines.append(f"  - XPath that stopped working: `{spec.xpath}`")
-        lines += [f"  - fallback: `{x}`" for x in spec.fallbacks]
-        if spec.anchor is not None and spec.anchor.value:
-            lines.append(f"  - it was anchored on the label {_show(spec.anchor.value)}")
-        if examples:
-            lines.append(f"  - last good values: {', '.join(examples)}")
-        lines += [f"  - drift evidence: {e}" for e in evidence]
+        lines += _broken_field_lines(pt_name, spec, failing_fields, last_good_records)
     lines += [f"- structural: {s}" for s in structural]
     lines += ["", "## Failing pages", ""]
     chosen = _prompt_pages(sf, pts, failing, set(good_by_url))

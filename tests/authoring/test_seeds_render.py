@@ -10,7 +10,8 @@ import pytest
 
 from anchorpath._config import load_settings
 from anchorpath._errors import AuthoringError, ConfigError
-from anchorpath.authoring.seeds_render import chromium_path, render_seeds, wait_xpath
+from anchorpath.authoring.seeds_render import render_seeds, wait_xpath
+from anchorpath.fetch.browser import chromium_executable
 from anchorpath.fetch.testing import FaultServer, ok
 
 _CHROMIUM = pytest.mark.skipif(
@@ -59,7 +60,7 @@ def test_saved_pages_render_offline_and_urls_go_through_the_fetcher(tmp_path: Pa
 
 
 def test_chromium_path_from_env() -> None:
-    assert chromium_path({"ANCHORPATH_CHROMIUM": "/opt/c"}) == "/opt/c"
+    assert chromium_executable({"ANCHORPATH_CHROMIUM": "/opt/c"}) == "/opt/c"
 
 
 _LATE = (

@@ -164,6 +164,7 @@ def test_deep_json_is_one_line_in_every_command(
         (["diff", "--git", "main"], 2),
         (["diff", "--git", "main", "--format", "md"], 2),
         (["extract", "-s", f"selectors/{SITE}.json", "--url", LIST_URL, page], 1),
+        (["run", f"selectors/{SITE}.json", "--state", str(repo.parent / "state")], 1),
     ]:
         res = cli(*args)
         assert res.exit_code == code, (args, res.output)

@@ -142,3 +142,62 @@ def test_a_resumed_run_reads_its_archived_304s_without_fetching_them_again(
     assert not {u.split(srv.base_url, 1)[1] for u in fetched} & set(asked)
     with Store.in_state_dir(state) as store:
         assert len(store.current(SITE)) == ref.records
+
+
+def _archive(run_dir: Path, answers: list[tuple[str, int, str | None, bytes]]) -> None:
+    from anchorpath.fetch.warc import WarcWriter
+
+    run_dir.mkdir(parents=True)
+    with WarcWriter(run_dir / "pages-00.warc.gz") as w:
+        for url, status, tag, body in answers:
+            headers = [("Content-Type", "text/html")] + ([("ETag", tag)] if tag else [])
+            w.write_exchange(
+                url=url,
+                method="GET",
+                request_headers=[],
+                status=status,
+                reason="OK" if status == 200 else "Not Modified",
+                response_headers=headers,
+                payload=body,
+            )
+
+
+def test_a_304_is_the_latest_earlier_body_with_its_etag(tmp_path: Path) -> None:
+    site = tmp_path / "runs" / "shop"
+    _archive(
+        site / "20260101T000000Z-aaaaaa",
+        [("http://s/a", 200, '"1"', b"a one"), ("http://s/b", 200, '"x"', b"b x")],
+    )
+    _archive(site / "20260102T000000Z-bbbbbb", [("http://s/a", 200, '"2"', b"a two")])
+    last = site / "20260103T000000Z-cccccc"
+    _archive(
+        last,
+        [
+            ("http://s/a", 304, '"1"', b""),  # stands for day 1's body, not day 2's
+            ("http://s/b", 304, '"y"', b""),  # no earlier body with its tag
+            ("http://s/c", 304, None, b""),  # never archived with a body
+            ("http://s/d", 200, None, b"d"),
+        ],
+    )
+    pages = last_archived(last)
+    assert sorted(pages) == ["http://s/a", "http://s/d"]
+    a = pages["http://s/a"]
+    assert (a.status, a.body, a.body_from) == (304, b"a one", str(site / "20260101T000000Z-aaaaaa"))
+    assert a.headers["content-type"] == "text/html" and a.headers["etag"] == '"1"'
+    assert pages["http://s/d"].body_from is None
+    assert last_archived(last, {"http://s/a"}).keys() == {"http://s/a"}
+
+
+def test_runs_started_in_the_same_second_are_ordered_by_their_archive(tmp_path: Path) -> None:
+    import os
+
+    from anchorpath.runner.archive import earlier_runs
+
+    site = tmp_path / "runs" / "shop"
+    first, second = site / "20260101T000000Z-ffffff", site / "20260101T000000Z-000000"
+    _archive(first, [("http://s/a", 200, None, b"first")])
+    _archive(second, [("http://s/a", 304, None, b"")])
+    os.utime(first / "pages-00.warc.gz", ns=(1_000_000_000, 1_000_000_000))
+    os.utime(second / "pages-00.warc.gz", ns=(2_000_000_000, 2_000_000_000))
+    assert earlier_runs(second) == [first] and earlier_runs(first) == []
+    assert last_archived(second)["http://s/a"].body == b"first"

@@ -60,7 +60,7 @@ def test_stale_lock_of_killed_process_is_taken_over(tmp_path: Path) -> None:
                 raise
             time.sleep(0.05)
     try:
-        assert lock.took_over is not None and lock.took_over["pid"] == proc.pid
+        assert lock.took_over is not None and lock.took_over.pid == proc.pid
     finally:
         lock.release()
 

@@ -13,9 +13,7 @@ next to the selector file.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -30,17 +28,11 @@ from anchorpath.authoring.seeds import SeedPage, load_seed, seed_from_html
 from anchorpath.selectors.decode import decode_html
 from anchorpath.selectors.evaluate import parse_html
 
-__all__ = ["chromium_path", "keep_seeds", "render_seeds", "wait_xpath"]
+__all__ = ["keep_seeds", "render_seeds", "wait_xpath"]
 
 _META_CHARSET = re.compile(
     rb"<meta[^>]+(?:charset\s*=|http-equiv\s*=\s*[\"']?content-type)[^>]*>", re.IGNORECASE
 )
-
-
-def chromium_path(env: dict[str, str] | None = None) -> str:
-    """``ANCHORPATH_CHROMIUM``, else ``chromium`` on the PATH, else ``/usr/bin/chromium``."""
-    env = dict(os.environ) if env is None else env
-    return env.get("ANCHORPATH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def wait_xpath(selector: str) -> str:
@@ -89,7 +81,7 @@ def render_seeds(
     seeds: Sequence[str], seed_urls: Sequence[str], settings: Settings
 ) -> list[SeedPage]:
     """Render every seed (see the module docstring); ``seed_urls`` name the files' URLs."""
-    from anchorpath.fetch.browser import BrowserRenderer
+    from anchorpath.fetch.browser import BrowserRenderer, chromium_executable
     from anchorpath.fetch.polite import PoliteFetcher, user_agent_string
 
     wait = wait_xpath(settings.render.wait_for) if settings.render.wait_for.strip() else None
@@ -121,7 +113,7 @@ def render_seeds(
                         timeout=settings.fetch.total_timeout,
                         # only the page itself: nothing else is fetched for a saved page
                         allow_request=lambda page, url: url == page,
-                        executable_path=chromium_path(),
+                        executable_path=chromium_executable(),
                     )
                 page = renderer.render(local.resolve().as_uri(), wait_for=wait)
                 _check_waited(seed, page.html, wait, settings)
@@ -147,7 +139,7 @@ def keep_seeds(
     The screenshot is taken of the DOM already rendered, offline (every request blocked), so
     keeping it costs the site nothing.
     """
-    from anchorpath.fetch.browser import BrowserRenderer
+    from anchorpath.fetch.browser import BrowserRenderer, chromium_executable
     from anchorpath.fetch.polite import user_agent_string
 
     out: dict[str, tuple[Path, Path | None]] = {}
@@ -159,7 +151,7 @@ def keep_seeds(
         user_agent=user_agent_string(settings.fetch),
         timeout=settings.fetch.total_timeout,
         allow_request=lambda page, url: url == page,
-        executable_path=chromium_path(),
+        executable_path=chromium_executable(),
         screenshots=True,
     )
     try:

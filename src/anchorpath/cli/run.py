@@ -179,37 +179,49 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     if result.took_over_lock:
         holder = result.took_over_lock
         console.print(
-            f"[yellow]took over a stale lock of pid {holder.get('pid')} "
-            f"(started {holder.get('started')}, no longer running)[/]"
+            f"[yellow]took over a stale lock of pid {holder.pid} "
+            f"(started {holder.started}, no longer running)[/]"
         )
-    if result.events:
-        ev_table = Table(show_header=True, header_style="bold", box=None)
-        ev_table.add_column("event")
-        ev_table.add_column("key")
-        ev_table.add_column("what changed")
-        style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
-        # Every change and withdrawal is shown; a first run's wall of "new" is cut short.
-        others = [e for e in result.events if e.kind != "new"]
-        news = [e for e in result.events if e.kind == "new"]
-        shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
-        for ev in shown:
-            if ev.kind == "new":  # a glimpse of the record (its values are in the report)
-                items = list(ev.fields.items())
-                what = "; ".join(
-                    f"{name}: {_short(new, 24)}" for name, (_, new) in items[:_NEW_FIELDS]
-                )
-                if len(items) > _NEW_FIELDS:
-                    what += f"; +{len(items) - _NEW_FIELDS} more"
-            else:
-                what = "; ".join(
-                    f"{name}: {_short(old)} → {_short(new)}"
-                    for name, (old, new) in ev.fields.items()
-                )
-            ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
-        console.print(ev_table)
-        hidden = len(result.events) - len(shown)
-        if hidden > 0:
-            console.print(f"… and {hidden} more (see the report)")
+    _print_events(result, console)
+    _print_notes(result, console)
+    _print_next(result, console)
+    took = f" in {elapsed:.1f}s" if elapsed is not None else ""
+    console.print(f"[dim]report: {result.run_dir / 'report.html'}{took}[/]")
+
+
+def _print_events(result: RunResult, console: Console) -> None:
+    """The run's events: every change and withdrawal, a first run's wall of "new" cut short."""
+    if not result.events:
+        return
+    ev_table = Table(show_header=True, header_style="bold", box=None)
+    ev_table.add_column("event")
+    ev_table.add_column("key")
+    ev_table.add_column("what changed")
+    style = {"new": "green", "changed": "yellow", "withdrawn": "red"}
+    # Every change and withdrawal is shown; a first run's wall of "new" is cut short.
+    others = [e for e in result.events if e.kind != "new"]
+    news = [e for e in result.events if e.kind == "new"]
+    shown = news[: max(0, min(_MAX_NEW_ROWS, _MAX_EVENT_ROWS - len(others)))] + others
+    for ev in shown:
+        if ev.kind == "new":  # a glimpse of the record (its values are in the report)
+            items = list(ev.fields.items())
+            what = "; ".join(f"{name}: {_short(new, 24)}" for name, (_, new) in items[:_NEW_FIELDS])
+            if len(items) > _NEW_FIELDS:
+                what += f"; +{len(items) - _NEW_FIELDS} more"
+        else:
+            what = "; ".join(
+                f"{name}: {_short(old)} → {_short(new)}" for name, (old, new) in ev.fields.items()
+            )
+        ev_table.add_row(f"[{style[ev.kind]}]{ev.kind}[/]", _safe(ev.key), what)
+    console.print(ev_table)
+    hidden = len(result.events) - len(shown)
+    if hidden > 0:
+        console.print(f"… and {hidden} more (see the report)")
+
+
+def _print_notes(result: RunResult, console: Console) -> None:
+    """What the run set aside or could not tell: charset, extraction notes, duplicate keys,
+    an incomplete crawl, a key change, unseen records."""
     for line in result.charset[:3]:
         console.print(f"[yellow]charset mismatch: {_safe(line)}[/]")
     if len(result.charset) > 3:
@@ -250,6 +262,10 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
             "withdrawn (a record is withdrawn only when its page is gone or a complete crawl "
             "of the listings no longer lists it)[/]"
         )
+
+
+def _print_next(result: RunResult, console: Console) -> None:
+    """Why the verdict, and what a person does next."""
     if result.verdict == "accepted":
         console.print(
             f"[bold cyan]accepted[/] by {result.accepted_by} at {result.accepted_at}: "
@@ -286,8 +302,6 @@ def print_summary(result: RunResult, console: Console, *, elapsed: float | None 
     flags = [] if rate is None else [f for f in ("burst", "silent_stop") if getattr(rate, f)]
     if rate is not None and flags:
         console.print(f"[yellow]change-rate flags: {', '.join(flags)}[/] ({rate.note})")
-    took = f" in {elapsed:.1f}s" if elapsed is not None else ""
-    console.print(f"[dim]report: {result.run_dir / 'report.html'}{took}[/]")
 
 
 @click.command("run")

@@ -76,6 +76,49 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _read_page(page: str) -> bytes:
+    """A saved page's bytes (within :data:`MAX_PAGE_BYTES`), or a one-line error naming it."""
+    try:
+        body = read_capped(page, MAX_PAGE_BYTES)
+    except OSError as exc:
+        raise click.ClickException(f"{quote_name(page)}: cannot read page: {exc.strerror}") from exc
+    if not body.strip():
+        raise click.ClickException(f"{page}: empty file, not a page")
+    if looks_binary(body):
+        raise click.ClickException(f"{page}: binary file, not an HTML page")
+    return body
+
+
+def _print_records(rows: list[dict[str, Any]], fmt: str) -> None:
+    """The extracted records as JSON lines, CSV or a table."""
+    if fmt == "jsonl":
+        for row in rows:
+            click.echo(json.dumps(row, ensure_ascii=False))
+        return
+    columns: list[str] = []
+    if fmt == "csv":
+        for row in rows:
+            columns += [k for k in row if k not in columns and k != "_trace"]
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(row.get(k)) for k in columns})
+        click.echo(buf.getvalue(), nl=False)
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(show_lines=False)
+    for row in rows:
+        columns += [k for k in row if k not in columns and k not in ("_trace", "_url")]
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*[escape(terminal_safe(_cell(row.get(c)))) for c in columns])
+    output_console().print(table)
+
+
 @click.command("extract")
 @selector_file_option
 @click.option(
@@ -139,16 +182,7 @@ def extract_cmd(
     records: list[Record] = []
     unmatched: list[str] = []
     for page in pages:
-        try:
-            body = read_capped(page, MAX_PAGE_BYTES)
-        except OSError as exc:
-            raise click.ClickException(
-                f"{quote_name(page)}: cannot read page: {exc.strerror}"
-            ) from exc
-        if not body.strip():
-            raise click.ClickException(f"{page}: empty file, not a page")
-        if looks_binary(body):
-            raise click.ClickException(f"{page}: binary file, not an HTML page")
+        body = _read_page(page)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ExtractionWarning)
             try:
@@ -172,33 +206,7 @@ def extract_cmd(
         for w in caught:
             click.echo(f"{page}: warning: {w.message}", err=True)
         records += found
-    rows = [r.to_dict() for r in records]
-    if fmt == "jsonl":
-        for row in rows:
-            click.echo(json.dumps(row, ensure_ascii=False))
-    elif fmt == "csv":
-        columns: list[str] = []
-        for row in rows:
-            columns += [k for k in row if k not in columns and k != "_trace"]
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, columns, extrasaction="ignore")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _cell(row.get(k)) for k in columns})
-        click.echo(buf.getvalue(), nl=False)
-    else:
-        from rich.markup import escape
-        from rich.table import Table
-
-        table = Table(show_lines=False)
-        columns = []
-        for row in rows:
-            columns += [k for k in row if k not in columns and k not in ("_trace", "_url")]
-        for col in columns:
-            table.add_column(col, overflow="fold")
-        for row in rows:
-            table.add_row(*[escape(terminal_safe(_cell(row.get(c)))) for c in columns])
-        output_console().print(table)
+    _print_records([r.to_dict() for r in records], fmt)
     if any(r.flagged for r in records):
         flagged = sum(1 for r in records if r.flagged)
         click.echo(

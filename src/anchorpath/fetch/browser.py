@@ -20,10 +20,12 @@ waits for the ``load`` event, bounded.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
+import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +33,15 @@ from typing import Any
 from anchorpath._errors import BrowserError, FetchFailed
 from anchorpath.fetch.safety import GENERIC_CONTENT_TYPES, sniffs_as_html
 
-__all__ = ["CHROMIUM_ARGS", "WAIT_SECONDS", "BrowserRenderer", "RenderedPage"]
+__all__ = [
+    "CHROMIUM_ARGS",
+    "WAIT_SECONDS",
+    "BrowserRenderer",
+    "RenderedPage",
+    "chromium",
+    "chromium_executable",
+    "launch_chromium",
+]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -46,6 +56,48 @@ CHROMIUM_ARGS = [
 #: How long a render waits for ``wait_for`` (or the ``load`` event), at most the timeout.
 WAIT_SECONDS = 5.0
 _SKIPPED_TYPES = {"image", "media", "font", "stylesheet"}
+
+
+def chromium_executable(env: Mapping[str, str] | None = None) -> str:
+    """The Chromium every browser of anchorpath runs (the runner's renderer, authoring's
+    seed renders and the session's screenshots): ``ANCHORPATH_CHROMIUM``, else ``chromium`` on
+    the PATH, else Debian's path."""
+    env = os.environ if env is None else env
+    return env.get("ANCHORPATH_CHROMIUM") or shutil.which("chromium") or CHROMIUM
+
+
+@contextlib.contextmanager
+def chromium(executable: str, *, failing: str) -> Iterator[Any]:
+    """A headless Chromium for the length of a ``with`` block (Playwright started and
+    stopped with it); a Playwright error inside the block becomes a BrowserError that starts
+    with ``failing``."""
+    try:
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        raise BrowserError(f"playwright is not installed: {exc}") from exc
+    try:
+        with sync_playwright() as pw:
+            browser = launch_chromium(pw, executable)
+            try:
+                yield browser
+            finally:
+                browser.close()
+    except PlaywrightError as exc:
+        raise BrowserError(f"{failing}: {exc}") from exc
+
+
+def launch_chromium(playwright: Any, executable: str) -> Any:
+    """Headless Chromium, launched by a started Playwright with :data:`CHROMIUM_ARGS`; a
+    BrowserError naming the executable when it cannot start."""
+    try:
+        return playwright.chromium.launch(
+            executable_path=executable, args=CHROMIUM_ARGS, headless=True
+        )
+    except Exception as exc:
+        raise BrowserError(f"{executable}: cannot launch Chromium: {exc}") from exc
+
+
 _MAX_CACHED_SCRIPTS = 64
 
 
@@ -74,14 +126,14 @@ class BrowserRenderer:
         user_agent: str,
         timeout: float,
         allow_request: Callable[[str, str], bool],
-        executable_path: str = CHROMIUM,
+        executable_path: str | None = None,
         screenshots: bool = False,
     ) -> None:
         self.user_agent = user_agent
         self.screenshots = screenshots
         self.timeout = timeout
         self.allow_request = allow_request
-        self.executable_path = executable_path
+        self.executable_path = executable_path or chromium_executable()
         self._jobs: queue.Queue[tuple[str, str | None, Future[RenderedPage]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._ready: Future[None] = Future()
@@ -144,14 +196,7 @@ class BrowserRenderer:
             return
         try:
             with sync_playwright() as pw:
-                try:
-                    browser = pw.chromium.launch(
-                        executable_path=self.executable_path, args=CHROMIUM_ARGS, headless=True
-                    )
-                except Exception as exc:
-                    raise BrowserError(
-                        f"{self.executable_path}: cannot launch Chromium: {exc}"
-                    ) from exc
+                browser = launch_chromium(pw, self.executable_path)
                 context = browser.new_context(user_agent=self.user_agent, service_workers="block")
                 context.route("**/*", self._route)
                 self._ready.set_result(None)

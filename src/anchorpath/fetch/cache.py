@@ -1,7 +1,9 @@
 """A small key/value store for state that must survive between runs (diskcache underneath).
 
-The fetcher keeps two namespaces here: ``robots`` (per-origin robots.txt, at most 24 h) and
-``validators`` (per-URL ETag / Last-Modified plus the last body, for conditional GET).
+The one cache abstraction of anchorpath. The fetcher keeps two namespaces here: ``robots``
+(per-origin robots.txt, at most 24 h) and ``validators`` (per-URL ETag / Last-Modified plus
+the last body, for conditional GET); authoring keeps the LLM's answers in ``llm``
+(:mod:`anchorpath.authoring.llm.cache`).
 Without a directory the store lives in memory, so tests and one-off commands need no disk.
 
 A process opens a cache directory once (:func:`_shared_cache`; the last few directories stay
@@ -160,7 +162,7 @@ def scrub_store(directory: str | os.PathLike[str], drop: Callable[[str, str, Any
         for full in list(cache.iterkeys()):
             if not isinstance(full, str):
                 continue
-            # this module's keys are namespaced; another diskcache's (the LLM cache) are not
+            # this module's keys are namespaced (an older LLM cache's were not)
             namespace, _, key = full.partition("\x00") if "\x00" in full else ("", "", full)
             if drop(namespace, key, cache.get(full)):
                 cache.delete(full)

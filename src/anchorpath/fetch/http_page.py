@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -90,12 +90,7 @@ class PageGetter:
         attempt = 0
         while True:
             attempt += 1
-            headers: dict[str, str] = {}
-            if stored is not None:
-                if stored.get("etag"):
-                    headers["If-None-Match"] = str(stored["etag"])
-                if stored.get("last_modified"):
-                    headers["If-Modified-Since"] = str(stored["last_modified"])
+            headers = _conditional_headers(stored)
             if attempt == 1 and hops == 0:
                 self.counters.add("attempted")
             try:
@@ -142,14 +137,7 @@ class PageGetter:
                 self.counters.add("gone_404_410")
                 raise FetchFailed(f"{url}: HTTP {status}", url=url, status=status)
             if status == 429:
-                gate.consecutive_429 += 1
-                if gate.consecutive_429 >= self.config.circuit_429_threshold:
-                    raise self.origins.block(
-                        state,
-                        url,
-                        "circuit-open",
-                        f"{url}: {gate.consecutive_429} consecutive HTTP 429; origin stopped",
-                    )
+                self._count_429(state, url)
             if status in WAIT_STATUS or status in RETRY_STATUS:
                 retry_after = None
                 if status in WAIT_STATUS:
@@ -161,6 +149,18 @@ class PageGetter:
                 )
                 continue
             raise FetchFailed(f"{url}: HTTP {status}", url=url, status=status)
+
+    def _count_429(self, state: OriginState, url: str) -> None:
+        """One more 429 in a row; enough of them stop the origin (the circuit opens)."""
+        gate = state.gate
+        gate.consecutive_429 += 1
+        if gate.consecutive_429 >= self.config.circuit_429_threshold:
+            raise self.origins.block(
+                state,
+                url,
+                "circuit-open",
+                f"{url}: {gate.consecutive_429} consecutive HTTP 429; origin stopped",
+            )
 
     def _validators(self, url: str) -> dict[str, Any] | None:
         entry = self.store.get("validators", url)
@@ -251,3 +251,14 @@ class PageGetter:
             not_modified=False,
             elapsed=raw.ended - raw.started,
         )
+
+
+def _conditional_headers(stored: Mapping[str, Any] | None) -> dict[str, str]:
+    """``If-None-Match`` / ``If-Modified-Since`` from the validators of the last 2xx answer."""
+    headers: dict[str, str] = {}
+    if stored is not None:
+        if stored.get("etag"):
+            headers["If-None-Match"] = str(stored["etag"])
+        if stored.get("last_modified"):
+            headers["If-Modified-Since"] = str(stored["last_modified"])
+    return headers

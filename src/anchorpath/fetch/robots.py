@@ -185,16 +185,7 @@ def path_of(url: str) -> str:
 def parse_robots(body: bytes, *, max_bytes: int | None = None) -> RobotsFile:
     """Parse robots.txt bytes. ``max_bytes`` (e.g. 500 KiB) keeps only whole lines within it."""
     warnings: list[str] = []
-    if max_bytes is not None and len(body) > max_bytes:
-        warnings.append(
-            f"content past {max_bytes} bytes ignored (file is {len(body)} bytes); "
-            "the cut line is dropped rather than shortened"
-        )
-        cut = body[:max_bytes]
-        # A shortened rule would be broader than the written one (``Disallow: /private`` cut
-        # to ``Disallow: /p``), so drop the partial last line.
-        last_nl = max(cut.rfind(b"\n"), cut.rfind(b"\r"))
-        body = cut[: last_nl + 1] if last_nl >= 0 else b""
+    body = _cut(body, max_bytes, warnings)
     head = body.lstrip()[:256].lower()
     if head.startswith((b"<!doctype", b"<html", b"<?xml", b"<head", b"<body")):
         warnings.append("looks like an HTML/XML page, not a robots.txt (error page?)")
@@ -230,18 +221,40 @@ def parse_robots(body: bytes, *, max_bytes: int | None = None) -> RobotsFile:
                 warnings.append(f"line {line.number}: relative Sitemap URL {line.value!r}")
             sitemaps.append(line.value)
 
+    warnings += _merged_groups(groups)
+    return RobotsFile(groups=groups, sitemaps=sitemaps, warnings=warnings, lines=lines)
+
+
+def _cut(body: bytes, max_bytes: int | None, warnings: list[str]) -> bytes:
+    """``body`` within ``max_bytes``, whole lines only (a warning says what was dropped)."""
+    if max_bytes is None or len(body) <= max_bytes:
+        return body
+    warnings.append(
+        f"content past {max_bytes} bytes ignored (file is {len(body)} bytes); "
+        "the cut line is dropped rather than shortened"
+    )
+    cut = body[:max_bytes]
+    # A shortened rule would be broader than the written one (``Disallow: /private`` cut
+    # to ``Disallow: /p``), so drop the partial last line.
+    last_nl = max(cut.rfind(b"\n"), cut.rfind(b"\r"))
+    return cut[: last_nl + 1] if last_nl >= 0 else b""
+
+
+def _merged_groups(groups: list[Group]) -> list[str]:
+    """A warning per user agent named in several groups (their rules are merged)."""
     named: dict[str, list[int]] = {}
     for group in groups:
         for name in set(group.names()):
             named.setdefault(name, []).append(group.agents[0].number)
+    out = []
     for name, starts in sorted(named.items()):
         if len(starts) > 1 and name:
             where = ", ".join(str(n) for n in starts)
-            warnings.append(
+            out.append(
                 f"user agent {name!r} is named in {len(starts)} groups "
                 f"(lines {where}); they are merged"
             )
-    return RobotsFile(groups=groups, sitemaps=sitemaps, warnings=warnings, lines=lines)
+    return out
 
 
 # --- internals ---------------------------------------------------------------------------

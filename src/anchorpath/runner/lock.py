@@ -25,13 +25,32 @@ import os
 import secrets
 import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from anchorpath._errors import RunError
 
-__all__ = ["SiteLock", "lease_holds"]
+__all__ = ["LockHolder", "SiteLock", "lease_holds"]
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    """Who held a lock, as its file says: process id, host and start time (None: not said)."""
+
+    pid: int | None
+    host: str | None
+    started: str | None
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LockHolder:
+        pid, host, started = d.get("pid"), d.get("host"), d.get("started")
+        return cls(
+            pid if isinstance(pid, int) else None,
+            str(host) if host is not None else None,
+            str(started) if started is not None else None,
+        )
 
 
 class SiteLock:
@@ -46,7 +65,7 @@ class SiteLock:
         self.path = Path(state_dir) / "locks" / f"{site}.lock"
         self.site = site
         self.sync = sync
-        self.took_over: dict[str, Any] | None = None
+        self.took_over: LockHolder | None = None
         #: what this holder wrote into the lock file (pid, host, started, token)
         self.info: dict[str, Any] = {}
         self._fd: int | None = None
@@ -71,7 +90,7 @@ class SiteLock:
         # We hold the lock, so whoever wrote the leftover content is gone (the kernel drops a
         # flock with its process): a stale lock, taken over.
         if previous and previous.get("pid") != os.getpid():
-            self.took_over = previous
+            self.took_over = LockHolder.from_dict(previous)
         info = {
             "pid": os.getpid(),
             "host": socket.gethostname(),

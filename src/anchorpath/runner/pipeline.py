@@ -75,7 +75,7 @@ from anchorpath.fetch.events import FetchEvent
 from anchorpath.fetch.protocol import Fetcher, FetcherFactory
 from anchorpath.fetch.robots import product_token
 from anchorpath.fetch.warc import strip_bodies
-from anchorpath.runner.archive import last_archived
+from anchorpath.runner.archive import ArchivedPage, last_archived
 from anchorpath.runner.checkpoint import load_checkpoint, remove_checkpoint, save_checkpoint
 from anchorpath.runner.crawl.frontier import CrawlItem, CrawlState, Frontier
 from anchorpath.runner.crawl.pages import (
@@ -297,66 +297,21 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
             _check_lease(job)
             if item.via in ("sitemap", "feed"):
                 reader.fetcher = reader.fetcher or reader.make_fetcher()
-                try:
-                    found = read_url_source(
-                        reader.fetcher, item, job.since, config.max_decompressed_bytes
-                    )
-                except (FetchError, ExtractionError) as exc:
-                    fetch_errors.append(f"{item.url}: {exc}")
-                    if isinstance(exc, OriginBlocked):
-                        seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
-                        blocked = f"{type(exc).__name__}: {exc}"
-                        break
-                    found = None
-                if found is not None:
-                    for nested in found.sitemaps:
-                        frontier.queue_source(state, nested, "sitemap", item.depth + 1)
-                    if found.unchanged:
-                        state.capped.append(
-                            f"{item.url}: {found.unchanged} page(s) unchanged since the last "
-                            "run (lastmod), not fetched"
-                        )
-                    if found.capped:
-                        state.capped.append(f"{item.url}: more than {MAX_URLS} URLs")
-                frontier.finish(state, item, links=found.pages if found is not None else ())
+                since_and_cap = (job.since, config.max_decompressed_bytes)
+                blocked = _read_source(
+                    reader.fetcher, frontier, state, item, since_and_cap, fetch_errors, seen
+                )
+                if blocked:
+                    break
                 cp.crawl = state.to_dict()
                 cp.errors = fetch_errors
                 save_checkpoint(run_dir, cp)
                 continue
-            try:
-                page = reader.read(item, archive, cp)
-            except (OriginBlocked, RobotsDisallowed) as exc:
-                fetch_errors.append(f"{item.url}: {exc}")
-                if isinstance(exc, RobotsDisallowed) and exc.reason == "disallowed":
-                    seen.excluded.append(item.url)
-                if isinstance(exc, OriginBlocked) or item.via in ("start", "url"):
-                    seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
-                if unreachable(exc):
-                    # No robots.txt because the site is down: an error, not a refusal.
-                    break
-                if isinstance(exc, OriginBlocked) or item.via in ("start", "url"):
-                    blocked = f"{type(exc).__name__}: {exc}"
-                    break
-                page_links: tuple[str | None, tuple[str, ...]] = (None, ())
-            except FetchFailed as exc:
-                if gone_evidence(sf, item.url, exc.status):
-                    # A record's page is gone: evidence that it was withdrawn, not an
-                    # error (a gone listing still is one).
-                    cp.gone.append(item.url)
-                else:
-                    fetch_errors.append(f"{item.url}: {exc}")
-                page_links = (None, ())
-            except SelectorEvaluationError as exc:
-                # The selector file is at fault, not the page: every page would fail alike.
-                name = Path(sf.path).name if sf.path else f"{sf.site.id}.json"
-                fatal = f"{name}: {exc} (on {item.url})"
-                fetch_errors.append(fatal)
+            step = _read_page(reader, item, archive, cp, fetch_errors, seen)
+            if step.stop:
+                blocked, fatal = step.blocked, step.fatal
                 break
-            except (FetchError, ExtractionError) as exc:
-                fetch_errors.append(f"{item.url}: {exc}")
-                page_links = (None, ())
-            else:
-                page_links = page
+            page_links = step.links
             frontier.finish(state, item, next_url=page_links[0], links=page_links[1])
             cp.crawl = state.to_dict()
             cp.errors = fetch_errors
@@ -378,6 +333,96 @@ def crawl_site(job: CrawlJob, fetcher_factory: FetcherFactory, progress: Progres
     cp.errors = fetch_errors
     checks = check_records(sf, cp.records, cp.pages, ahead)
     return CrawlOutcome(cp, blocked, fetch_errors, counters, fatal, checks, policy=seen)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What reading one page gave: its next page and links, or why the crawl stops (a wall,
+    the selector file failing, or the site unreachable: ``stop`` with neither)."""
+
+    links: tuple[str | None, tuple[str, ...]] = (None, ())
+    stop: bool = False
+    blocked: str | None = None
+    fatal: str | None = None
+
+
+def _read_page(
+    reader: PageReader,
+    item: CrawlItem,
+    archive: dict[str, ArchivedPage],
+    cp: Checkpoint,
+    fetch_errors: list[str],
+    seen: PolicySeen,
+) -> _Step:
+    """Fetch (or read back from the run's archive) and extract one page; what failed goes to
+    ``fetch_errors``, a gone record page to ``cp.gone``, a refusal to ``seen``."""
+    sf = reader.sf
+    try:
+        return _Step(links=reader.read(item, archive, cp))
+    except (OriginBlocked, RobotsDisallowed) as exc:
+        fetch_errors.append(f"{item.url}: {exc}")
+        if isinstance(exc, RobotsDisallowed) and exc.reason == "disallowed":
+            seen.excluded.append(item.url)
+        refused = isinstance(exc, OriginBlocked) or item.via in ("start", "url")
+        if refused:
+            seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
+        if unreachable(exc):
+            # No robots.txt because the site is down: an error, not a refusal.
+            return _Step(stop=True)
+        if refused:
+            return _Step(stop=True, blocked=f"{type(exc).__name__}: {exc}")
+        return _Step()
+    except FetchFailed as exc:
+        if gone_evidence(sf, item.url, exc.status):
+            # A record's page is gone: evidence that it was withdrawn, not an
+            # error (a gone listing still is one).
+            cp.gone.append(item.url)
+        else:
+            fetch_errors.append(f"{item.url}: {exc}")
+        return _Step()
+    except SelectorEvaluationError as exc:
+        # The selector file is at fault, not the page: every page would fail alike.
+        name = Path(sf.path).name if sf.path else f"{sf.site.id}.json"
+        fatal = f"{name}: {exc} (on {item.url})"
+        fetch_errors.append(fatal)
+        return _Step(stop=True, fatal=fatal)
+    except (FetchError, ExtractionError) as exc:
+        fetch_errors.append(f"{item.url}: {exc}")
+        return _Step()
+
+
+def _read_source(
+    fetcher: Fetcher,
+    frontier: Frontier,
+    state: CrawlState,
+    item: CrawlItem,
+    since_and_cap: tuple[str | None, int],
+    fetch_errors: list[str],
+    seen: PolicySeen,
+) -> str | None:
+    """Read a sitemap or feed (entries changed since the last run, within the decompressed
+    size cap) and queue what it lists (nested sitemaps too); the wall that stopped the crawl,
+    if one did."""
+    try:
+        found = read_url_source(fetcher, item, *since_and_cap)
+    except (FetchError, ExtractionError) as exc:
+        fetch_errors.append(f"{item.url}: {exc}")
+        if isinstance(exc, OriginBlocked):
+            seen.refusal = Refusal(exc.reason, item.url, item.via, str(exc))
+            return f"{type(exc).__name__}: {exc}"
+        found = None
+    if found is not None:
+        for nested in found.sitemaps:
+            frontier.queue_source(state, nested, "sitemap", item.depth + 1)
+        if found.unchanged:
+            state.capped.append(
+                f"{item.url}: {found.unchanged} page(s) unchanged since the last "
+                "run (lastmod), not fetched"
+            )
+        if found.capped:
+            state.capped.append(f"{item.url}: more than {MAX_URLS} URLs")
+    frontier.finish(state, item, links=found.pages if found is not None else ())
+    return None
 
 
 def _waited(progress: Progress, event: FetchEvent, site: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath.runner.changerate import ChangeRate
 from anchorpath.runner.drift.check import DriftResult
+from anchorpath.runner.lock import LockHolder
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict
 
@@ -127,7 +128,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     change_rate: ChangeRate | None = None
     fetch_counters: dict[str, float] = field(default_factory=dict)
-    took_over_lock: dict[str, Any] | None = None
+    took_over_lock: LockHolder | None = None
     accepted_by: str | None = None
     accepted_at: str | None = None
     #: the report's opening lines: basis, robots.txt, terms, completion rate, the stop

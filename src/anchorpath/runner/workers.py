@@ -31,7 +31,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,40 @@ __all__ = ["ProcessExecutor"]
 _WATCH_SECONDS = 0.5
 
 
+def _watch_parent(parent: int) -> None:  # pragma: no cover - runs in worker processes
+    """Leave as soon as the submitting process is gone (its locks and store with it)."""
+    while True:
+        time.sleep(_WATCH_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _run_task(
+    send: Callable[[bytes], None], job: str, key: int, fn: TaskFn, item: Any
+) -> None:  # pragma: no cover - runs in worker processes
+    """Run one task and send its progress and its result (or the exception it raised, or a
+    RunError saying why that cannot be sent) through ``send``."""
+
+    def progress(event: ProgressEvent) -> None:
+        try:
+            send(pickle.dumps(("progress", job, key, event, None)))
+        except Exception:  # progress is best effort: never break the task for it
+            return
+
+    try:
+        outcome: Any = fn(progress, item)
+    except BaseException as exc:  # every failure goes back to the caller
+        outcome = exc
+    try:
+        data = pickle.dumps(("done", job, key, outcome, None), protocol=pickle.HIGHEST_PROTOCOL)
+        if isinstance(outcome, BaseException):
+            pickle.loads(data)  # some exceptions pickle but cannot be rebuilt
+    except Exception as exc:
+        what = f"{type(outcome).__name__}: {outcome}"
+        data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
+    send(data)
+
+
 def _worker_main(
     tasks: Any, results: Any, parent: int
 ) -> None:  # pragma: no cover - runs in worker processes
@@ -52,13 +86,9 @@ def _worker_main(
     task runs on a thread of its own; CPU-bound ones run one after the other, in the order
     they came (two at once would only share the interpreter and both finish late)."""
 
-    def watch() -> None:
-        while True:
-            time.sleep(_WATCH_SECONDS)
-            if os.getppid() != parent:
-                os._exit(1)  # the submitting process is gone, and its locks and store with it
-
-    threading.Thread(target=watch, name="anchorpath-watch", daemon=True).start()
+    threading.Thread(
+        target=_watch_parent, args=(parent,), name="anchorpath-watch", daemon=True
+    ).start()
     # Ctrl-C in a terminal reaches the whole process group. The submitting process says what
     # became of the job; a worker leaves at once and quietly (no traceback per process), as
     # after kill -9: the sites it crawled resume from their checkpoints.
@@ -77,24 +107,7 @@ def _worker_main(
     send = outbox.put
 
     def run(job: str, key: int, fn: TaskFn, item: Any) -> None:
-        def progress(event: ProgressEvent) -> None:
-            try:
-                send(pickle.dumps(("progress", job, key, event, None)))
-            except Exception:  # progress is best effort: never break the task for it
-                return
-
-        try:
-            outcome: Any = fn(progress, item)
-        except BaseException as exc:  # every failure goes back to the caller
-            outcome = exc
-        try:
-            data = pickle.dumps(("done", job, key, outcome, None), protocol=pickle.HIGHEST_PROTOCOL)
-            if isinstance(outcome, BaseException):
-                pickle.loads(data)  # some exceptions pickle but cannot be rebuilt
-        except Exception as exc:
-            what = f"{type(outcome).__name__}: {outcome}"
-            data = pickle.dumps(("done", job, key, RunError(f"{what} (not sendable: {exc})"), None))
-        send(data)
+        _run_task(send, job, key, fn, item)
 
     cpu_bound: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
 
@@ -121,6 +134,15 @@ def _worker_main(
         thread.join()
     outbox.put(None)
     writer.join()
+
+
+def _message(raw: bytes) -> tuple[str, str, int, Any]:
+    """A worker's message: ``(kind, job, task index, payload)``; RunError if unreadable."""
+    try:
+        kind, job, i, payload, _ = pickle.loads(raw)
+    except Exception as exc:  # a result that cannot be rebuilt
+        raise RunError(f"a worker process sent an unreadable result ({exc})") from exc
+    return str(kind), str(job), int(i), payload
 
 
 @dataclass
@@ -256,12 +278,7 @@ class ProcessExecutor:
                     checked = 0.0
                     time.sleep(0.01)
                 for raw in received:
-                    try:
-                        kind, msg_job, i, payload, _ = pickle.loads(raw)
-                    except Exception as exc:  # a result that cannot be rebuilt
-                        raise RunError(
-                            f"a worker process sent an unreadable result ({exc})"
-                        ) from exc
+                    kind, msg_job, i, payload = _message(raw)
                     if msg_job != job or i in finished:
                         continue  # an earlier job's, or a task retried after its worker died
                     if kind == "progress":

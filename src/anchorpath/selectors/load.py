@@ -122,6 +122,16 @@ def _xpath_problem(xpath: str) -> tuple[Literal["syntax", "core"], str] | None:
     return None if problem is None else ("core", problem)
 
 
+def _source_problems(spec: dict[str, Any], page_format: object, at: str) -> list[str]:
+    """A field reads its value one way: an XPath, or (on a JSON page type) a JSON pointer."""
+    out = []
+    if ("xpath" in spec) == ("pointer" in spec):
+        out.append(f"{at}: give exactly one of xpath and pointer")
+    if "pointer" in spec and page_format != "json":
+        out.append(f'{at}/pointer: a JSON pointer needs the page type\'s "format": "json"')
+    return out
+
+
 def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
     """Compile every XPath up front; report syntax errors and anything outside XPath 1.0's
     core (extension functions, variables, namespace prefixes) with the field name."""
@@ -160,15 +170,7 @@ def _xpath_problems(data: dict[str, Any], where: str) -> list[str]:
         for fname, spec in fields.items():
             if not isinstance(spec, dict):
                 continue
-            if ("xpath" in spec) == ("pointer" in spec):
-                problems.append(
-                    f"{where}:{base}/fields/{fname}: give exactly one of xpath and pointer"
-                )
-            if "pointer" in spec and pt.get("format") != "json":
-                problems.append(
-                    f"{where}:{base}/fields/{fname}/pointer: a JSON pointer needs the page "
-                    'type\'s "format": "json"'
-                )
+            problems += _source_problems(spec, pt.get("format"), f"{where}:{base}/fields/{fname}")
             check(spec.get("xpath"), f"{base}/fields/{fname}/xpath", f"field {fname!r}")
             for i, xp in enumerate(spec.get("fallbacks", []) or []):
                 check(

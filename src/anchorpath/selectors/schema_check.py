@@ -150,42 +150,17 @@ class _Compiler:
     def keyword(self, key: str, arg: Any, schema: Mapping[str, Any]) -> Check | None:
         """The check of one keyword (``_always`` when it rejects nothing, None: not known)."""
         if key == "type":
-            names = [arg] if isinstance(arg, str) else arg
-            if not isinstance(names, list) or not all(n in _TYPES for n in names):
-                return None
-            tests = [_TYPES[n] for n in names]
-            return tests[0] if len(tests) == 1 else lambda v: any(t(v) for t in tests)
+            return _type_check(arg)
         if key == "enum":
             return _members(arg) if isinstance(arg, list) else None
         if key == "const":
             return _members([arg])
         if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if type(arg) not in (int, float):
-                return None
-            bound = arg
-            if key == "minimum":
-                return _numeric(lambda v: v >= bound)
-            if key == "maximum":
-                return _numeric(lambda v: v <= bound)
-            if key == "exclusiveMinimum":
-                return _numeric(lambda v: v > bound)
-            return _numeric(lambda v: v < bound)
+            return _bound_check(key, arg)
         if key in _SIZED:
-            if type(arg) is not int:
-                return None
-            kind, at_least = _SIZED[key]
-            n = arg
-            if at_least:
-                return lambda v: not isinstance(v, kind) or len(v) >= n
-            return lambda v: not isinstance(v, kind) or len(v) <= n
+            return _sized_check(key, arg)
         if key == "pattern":
-            if not isinstance(arg, str):
-                return None
-            try:
-                search = re.compile(arg).search
-            except re.error:
-                return None
-            return lambda v: not isinstance(v, str) or search(v) is not None
+            return _pattern_check(arg)
         if key == "format":
             fc = self.format_checker
             if fc is None:
@@ -196,6 +171,14 @@ class _Compiler:
                 return None
             required = frozenset(arg)
             return lambda v: not isinstance(v, dict) or v.keys() >= required
+        if key in ("items", "allOf", "anyOf"):
+            return self.composite(key, arg, schema)
+        if key == "$ref":
+            return self.ref(arg) if isinstance(arg, str) else None
+        return None
+
+    def composite(self, key: str, arg: Any, schema: Mapping[str, Any]) -> Check | None:
+        """``items``, ``allOf`` and ``anyOf``: checks made of the sub-schemas' checks."""
         if key == "items":
             if "prefixItems" in schema:
                 return None
@@ -203,16 +186,12 @@ class _Compiler:
             if item is _always:
                 return _always
             return lambda v: not isinstance(v, list) or all(map(item, v))
-        if key in ("allOf", "anyOf"):
-            if not isinstance(arg, list) or not arg:
-                return None
-            subs = [self.schema(s) for s in arg]
-            if key == "allOf":
-                return _all(subs)
-            return lambda v: any(s(v) for s in subs)
-        if key == "$ref":
-            return self.ref(arg) if isinstance(arg, str) else None
-        return None
+        if not isinstance(arg, list) or not arg:
+            return None
+        subs = [self.schema(s) for s in arg]
+        if key == "allOf":
+            return _all(subs)
+        return lambda v: any(s(v) for s in subs)
 
     def members(self, schema: Mapping[str, Any]) -> Check | None:
         """``properties`` and ``additionalProperties`` in one pass over an object's members."""
@@ -261,3 +240,48 @@ def compile_check(schema: Mapping[str, Any], format_checker: FormatChecker | Non
     """The conservative check of ``schema`` (see the module docstring); ``format_checker`` is
     the one the schema's jsonschema validator uses (None: formats are not checked)."""
     return _Compiler(schema, format_checker).schema(dict(schema), top=True)
+
+
+def _type_check(arg: Any) -> Check | None:
+    """``type``: one JSON type name or a list of them."""
+    names = [arg] if isinstance(arg, str) else arg
+    if not isinstance(names, list) or not all(n in _TYPES for n in names):
+        return None
+    tests = [_TYPES[n] for n in names]
+    return tests[0] if len(tests) == 1 else lambda v: any(t(v) for t in tests)
+
+
+def _bound_check(key: str, arg: Any) -> Check | None:
+    """``minimum``, ``maximum`` and their exclusive forms (numbers only)."""
+    if type(arg) not in (int, float):
+        return None
+    bound = arg
+    if key == "minimum":
+        return _numeric(lambda v: v >= bound)
+    if key == "maximum":
+        return _numeric(lambda v: v <= bound)
+    if key == "exclusiveMinimum":
+        return _numeric(lambda v: v > bound)
+    return _numeric(lambda v: v < bound)
+
+
+def _sized_check(key: str, arg: Any) -> Check | None:
+    """``minLength``/``maxLength``/``minItems``/``maxItems`` (see ``_SIZED``)."""
+    if type(arg) is not int:
+        return None
+    kind, at_least = _SIZED[key]
+    n = arg
+    if at_least:
+        return lambda v: not isinstance(v, kind) or len(v) >= n
+    return lambda v: not isinstance(v, kind) or len(v) <= n
+
+
+def _pattern_check(arg: Any) -> Check | None:
+    """``pattern``: a regular expression a string must contain (None: not one Python reads)."""
+    if not isinstance(arg, str):
+        return None
+    try:
+        search = re.compile(arg).search
+    except re.error:
+        return None
+    return lambda v: not isinstance(v, str) or search(v) is not None

@@ -62,7 +62,11 @@ def test_a_models_whole_reply_with_the_json_inside_is_an_answer(
     setup: tuple[Path, Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     bundle, selectors, _ = setup
-    reply = "Sure! Here are the values from the pages:\n\n```json\nJSON\n```\n\nHope it helps."
+    echo = json.dumps({u: {"name": "…", "price": "…"} for u in _truth()})
+    reply = (
+        f"You asked for:\n```json\n{echo}\n```\n"
+        "Here are the values from the pages:\n\n```json\nJSON\n```\n\nHope it helps."
+    )
     res = _repair(
         bundle, selectors, "--answer", str(_answer(_truth(), tmp_path, reply)), "--dry-run"
     )

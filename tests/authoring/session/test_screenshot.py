@@ -17,11 +17,11 @@ from anchorpath.authoring.session.core import Session
 from anchorpath.authoring.session.screenshot import (
     _OVERLAY,
     _marked_html,
-    chromium_executable,
     field_colors,
     render_highlights,
 )
 from anchorpath.cli import main
+from anchorpath.fetch.browser import chromium_executable
 
 pytestmark = [
     pytest.mark.slow,

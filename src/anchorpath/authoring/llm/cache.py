@@ -1,6 +1,8 @@
 """The response cache: every answer stored under sha256(rendered prompt, schema, model,
-temperature, top_p) in a :mod:`diskcache` directory, so authoring again with the same inputs
-makes no call at all and writes the same selector file.
+temperature, top_p) in the ``llm`` namespace of a
+:class:`~anchorpath.fetch.cache.DiskStore` directory (the one key/value store of anchorpath,
+also the fetcher's), so authoring again with the same inputs makes no call at all and writes
+the same selector file.
 
 :class:`CachedClient` wraps any :class:`~anchorpath.authoring.llm.client.LLMClient` and records
 every call and hit in the :class:`~anchorpath.authoring.llm.ledger.Ledger`. Only the answer
@@ -16,16 +18,20 @@ import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from anchorpath._errors import LLMError
+from anchorpath._errors import LLMError, StoreError
 from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, LLMClient
 from anchorpath.authoring.llm.ledger import Ledger
+from anchorpath.fetch.cache import DiskStore
 
 __all__ = ["MAX_CACHED_BYTES", "CachedClient", "cache_key"]
 
 #: Largest answer stored (as JSON); an honest value answer is a few KiB.
 MAX_CACHED_BYTES = 256 * 1024
+
+
+#: The store's namespace of the answers (the fetcher's are ``robots`` and ``validators``).
+_NAMESPACE = "llm"
 
 
 def cache_key(request: ChatRequest, model: str, temperature: float, top_p: float) -> str:
@@ -43,13 +49,11 @@ class CachedClient:
     def __init__(self, inner: LLMClient, cache_dir: str | Path | None, ledger: Ledger) -> None:
         self.inner = inner
         self.ledger = ledger
-        self._cache: Any = None
+        self._cache: DiskStore | None = None
         if cache_dir is not None:
-            import diskcache
-
             try:
-                self._cache = diskcache.Cache(str(cache_dir))
-            except Exception as exc:  # diskcache raises sqlite3/OS errors
+                self._cache = DiskStore(cache_dir)
+            except StoreError as exc:
                 raise LLMError(f"{cache_dir}: cannot open the LLM response cache: {exc}") from exc
 
     @property
@@ -78,7 +82,7 @@ class CachedClient:
     def complete(self, request: ChatRequest) -> ChatAnswer:
         key = cache_key(request, self.model, self.temperature, self.top_p)
         if self._cache is not None:
-            stored = self._cache.get(key)
+            stored = self._cache.get(_NAMESPACE, key)
             if isinstance(stored, dict) and "data" in stored:
                 answer = ChatAnswer(
                     stored["data"],
@@ -93,6 +97,7 @@ class CachedClient:
         answer = self.inner.complete(request)
         if self._cache is not None and _cacheable(request, answer):
             self._cache.set(
+                _NAMESPACE,
                 key,
                 {
                     "data": answer.data,

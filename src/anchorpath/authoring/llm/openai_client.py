@@ -95,12 +95,13 @@ def parse_json_answer(text: str | None) -> tuple[Any, str | None]:
         return None, f"the answer is not usable JSON ({exc})"
 
 
-class _Timeout(Exception):
-    """The request passed its deadline (retried, then an :class:`LLMError`)."""
+class _Timeout(LLMError):
+    """The request passed its deadline (caught inside: retried, then worded as an
+    :class:`LLMError` with the host and the attempts)."""
 
 
-class _CannotConnect(Exception):
-    """No connection, or it broke off (retried, then an :class:`LLMError`)."""
+class _CannotConnect(LLMError):
+    """No connection, or it broke off (caught inside, like :class:`_Timeout`)."""
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:

@@ -61,18 +61,22 @@ def _path_query(url: str) -> str:
 
 
 def _json_in(text: str) -> Any:
-    """The JSON object in ``text``: all of it, else a fenced block, else the first object."""
+    """The JSON object in ``text``: all of it, else a fenced block (one filled in, when the
+    reply also echoes the prompt's template), else the first object."""
     try:
         return json.loads(text)
     except ValueError:
         pass
+    blocks = []
     for block in _FENCE.findall(text):
         try:
             data = json.loads(block)
         except ValueError:
             continue
         if isinstance(data, dict):
-            return data
+            blocks.append((PLACEHOLDER in json.dumps(data, ensure_ascii=False), data))
+    if blocks:
+        return sorted(blocks, key=lambda b: b[0])[0][1]
     decoder = json.JSONDecoder()
     for m in re.finditer(r"\{", text):
         try:

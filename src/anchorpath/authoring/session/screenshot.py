@@ -14,8 +14,6 @@ Pages taller than :data:`MAX_HEIGHT` pixels are cut.
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,10 +26,10 @@ from lxml import etree
 from anchorpath._errors import AuthoringError, BrowserError
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.authoring.session.core import Mark, element_at
-from anchorpath.fetch.browser import CHROMIUM, CHROMIUM_ARGS
+from anchorpath.fetch.browser import chromium, chromium_executable
 from anchorpath.selectors.evaluate import parse_html
 
-__all__ = ["MAX_HEIGHT", "PALETTE", "chromium_executable", "render_highlights"]
+__all__ = ["MAX_HEIGHT", "PALETTE", "render_highlights"]
 
 #: Screenshots are cut at this height (a long list page would otherwise be huge).
 MAX_HEIGHT = 4000
@@ -197,11 +195,6 @@ _OVERLAY = """
 """
 
 
-def chromium_executable() -> str:
-    """``ANCHORPATH_CHROMIUM``, else ``chromium`` on the PATH, else Debian's path."""
-    return os.environ.get("ANCHORPATH_CHROMIUM") or shutil.which("chromium") or CHROMIUM
-
-
 def _marked_html(
     page: SeedPage,
     nodes: Mapping[str, Sequence[Mark]],
@@ -244,48 +237,33 @@ class _Job:
 
 
 def _shoot(jobs: Sequence[_Job], colors: Mapping[str, str], executable: str, overlay: bool) -> None:
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
-
-    try:
-        with sync_playwright() as pw:
-            try:
-                browser = pw.chromium.launch(
-                    executable_path=executable, args=CHROMIUM_ARGS, headless=True
-                )
-            except PlaywrightError as exc:
-                raise BrowserError(f"{executable}: cannot launch Chromium: {exc}") from exc
-            try:
-                context = browser.new_context(
-                    viewport={"width": WIDTH, "height": 900}, service_workers="block"
-                )
-                context.route("**/*", lambda route: route.abort())  # nothing is fetched
-                for job in jobs:
-                    page = context.new_page()
-                    page.set_content(job.html, wait_until="domcontentloaded", timeout=30_000)
-                    drawn = (
-                        page.evaluate(_OVERLAY, {"colors": dict(colors), "marks": job.marks})
-                        if overlay
-                        else None
-                    )
-                    height = int(page.evaluate("document.documentElement.scrollHeight"))
-                    whole = {
-                        "x": 0,
-                        "y": 0,
-                        "width": WIDTH,
-                        "height": max(min(height, MAX_HEIGHT), 200),
-                    }
-                    if job.full is not None:
-                        page.screenshot(path=str(job.full), clip=cast(Any, whole), full_page=True)
-                    page.screenshot(
-                        path=str(job.out), clip=cast(Any, _view(drawn, height)), full_page=True
-                    )
-                    page.close()
-                context.close()
-            finally:
-                browser.close()
-    except PlaywrightError as exc:
-        raise BrowserError(f"Chromium could not render a seed for its screenshot: {exc}") from exc
+    with chromium(
+        executable, failing="Chromium could not render a seed for its screenshot"
+    ) as browser:
+        context = browser.new_context(
+            viewport={"width": WIDTH, "height": 900}, service_workers="block"
+        )
+        context.route("**/*", lambda route: route.abort())  # nothing is fetched
+        for job in jobs:
+            page = context.new_page()
+            page.set_content(job.html, wait_until="domcontentloaded", timeout=30_000)
+            drawn = (
+                page.evaluate(_OVERLAY, {"colors": dict(colors), "marks": job.marks})
+                if overlay
+                else None
+            )
+            height = int(page.evaluate("document.documentElement.scrollHeight"))
+            whole = {
+                "x": 0,
+                "y": 0,
+                "width": WIDTH,
+                "height": max(min(height, MAX_HEIGHT), 200),
+            }
+            if job.full is not None:
+                page.screenshot(path=str(job.full), clip=cast(Any, whole), full_page=True)
+            page.screenshot(path=str(job.out), clip=cast(Any, _view(drawn, height)), full_page=True)
+            page.close()
+        context.close()
 
 
 def _view(drawn: Mapping[str, Any] | None, height: int) -> dict[str, float]:

@@ -366,27 +366,37 @@ def check_drift(
                 result.fields[key] = evidence or [f"combined score {score:.1f}"]
         result.score = max(result.score, s_score)
     real_runs = sum(1 for b in baseline if not b.seeded)
-    if young_reviewed:
-        result.notes.append(
-            f"baseline too young for statistics ({real_runs} run(s)): {len(young_reviewed)} "
-            "field(s) compared with the run(s) a person accepted instead"
-        )
-    if young_seeded:
-        result.notes.append(
-            f"baseline too young for statistics ({real_runs} run(s)): {len(young_seeded)} "
-            "field(s) compared with the selector file's fixtures or examples instead"
-        )
-    if young_alone:
-        result.notes.append(
-            f"baseline too young for statistics ({real_runs} run(s)), no fixtures or examples: "
-            f"the statistics of {len(young_alone)} field(s) count as evidence only"
-        )
+    result.notes += _young_notes(real_runs, young_reviewed, young_seeded, young_alone)
     _weigh_unmatched_pages(stats, baseline, threshold, result)
     if result.field_scores:
         result.score = max(result.score, *result.field_scores.values())
     if result.fields or result.score >= threshold:
         result.verdict = "drift"
     return result
+
+
+def _young_notes(
+    real_runs: int, reviewed: Sequence[str], seeded: Sequence[str], alone: Sequence[str]
+) -> list[str]:
+    """What a young baseline compared each field with: the runs a person accepted, the
+    fixtures or examples, or nothing (its statistics then count as evidence only)."""
+    young = f"baseline too young for statistics ({real_runs} run(s))"
+    out = []
+    if reviewed:
+        out.append(
+            f"{young}: {len(reviewed)} field(s) compared with the run(s) a person accepted instead"
+        )
+    if seeded:
+        out.append(
+            f"{young}: {len(seeded)} field(s) compared with the selector file's fixtures or "
+            "examples instead"
+        )
+    if alone:
+        out.append(
+            f"{young}, no fixtures or examples: the statistics of {len(alone)} field(s) count "
+            "as evidence only"
+        )
+    return out
 
 
 def _field_score(

@@ -78,6 +78,22 @@ class PageTexts:
 _NOT_TEXT = ("script", "style", "head", "title", "noscript")
 
 
+def _is_region(el: etree._Element) -> bool:
+    """Whether an element is a template region: a banner of the page, a nav/header/footer
+    element, or one whose role, id or class names such a region."""
+    tag = el.tag.lower()
+    if tag in _BANNER_TAGS:
+        return _page_banner(el)
+    if tag in _REGION_TAGS:
+        return True
+    if tag in ("html", "body"):
+        return False
+    role, ident, cls = el.get("role"), el.get("id"), el.get("class")
+    if role is not None and role.lower() in _REGION_ROLES:
+        return True
+    return bool(ident or cls) and _region_name((ident or "") + " " + (cls or ""))
+
+
 def template_texts(doc: etree._Element) -> PageTexts:
     """The normalised texts (≤ :data:`MAX_TEMPLATE_TEXT` characters) of the page's elements,
     split into those inside a template region and those outside."""
@@ -96,19 +112,8 @@ def template_texts(doc: etree._Element) -> PageTexts:
     normed: dict[str, str] = {}
     for event, el in etree.iterwalk(doc, events=("start", "end", "comment", "pi")):
         if event == "start":
-            if region_depth < 0:  # is this element a template region?
-                tag = el.tag.lower()
-                if tag in _BANNER_TAGS:
-                    region = _page_banner(el)
-                else:
-                    region = tag in _REGION_TAGS
-                    if not region and tag not in ("html", "body"):
-                        role, ident, cls = el.get("role"), el.get("id"), el.get("class")
-                        region = role is not None and role.lower() in _REGION_ROLES
-                        if not region and (ident or cls):
-                            region = _region_name((ident or "") + " " + (cls or ""))
-                if region:
-                    region_depth = len(starts)
+            if region_depth < 0 and _is_region(el):
+                region_depth = len(starts)
             starts.append(len(pieces))
             text = el.text
             if text:

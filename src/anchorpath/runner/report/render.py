@@ -308,24 +308,36 @@ def render_html(report: RunReport, *, base: Path | None = None) -> str:
         out.append("</table>")
     else:
         out.append("<p>none</p>")
-    charset = report.charset
-    if charset:
-        out.append(f"<h2>Charset mismatch ({len(charset)} pages)</h2>")
-        out.append(f"<p class=ev>{html.escape(_CHARSET_NOTE)}</p><ul>")
-        out += [f"<li>{html.escape(c)}</li>" for c in charset]
-        out.append("</ul>")
-    if report.extraction:
-        out.append(f"<h2>Extraction notes ({len(report.extraction)})</h2>")
-        out.append(f"<p class=ev>{html.escape(_EXTRACTION_NOTE)}</p><ul>")
-        out += [f"<li>{html.escape(x)}</li>" for x in report.extraction]
-        out.append("</ul>")
+    out += _html_list(
+        f"Charset mismatch ({len(report.charset)} pages)", _CHARSET_NOTE, report.charset
+    )
+    out += _html_list(
+        f"Extraction notes ({len(report.extraction)})", _EXTRACTION_NOTE, report.extraction
+    )
     if report.duplicates:
         out.append(f"<h2>Duplicate keys ({len(report.duplicates)})</h2>")
         out.append(f"<p class=ev>{html.escape(_DUPLICATES_NOTE)}</p><ul>")
         for d in report.duplicates:
             out.append(f"<li><b>{_h(d.key)}</b>: {html.escape(', '.join(d.pages))}</li>")
         out.append("</ul>")
+    out += _html_drift(report)
+    out += _html_fields(report)
+    out += _html_files(report, base)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
 
+
+def _html_list(title: str, note: str, items: Sequence[str]) -> list[str]:
+    """A section of notes about some pages (none: no section)."""
+    if not items:
+        return []
+    out = [f"<h2>{html.escape(title)}</h2>", f"<p class=ev>{html.escape(note)}</p><ul>"]
+    return [*out, *(f"<li>{html.escape(x)}</li>" for x in items), "</ul>"]
+
+
+def _html_drift(report: RunReport) -> list[str]:
+    """The drift gate's section: score, the fields and structure it flagged, its notes."""
+    out: list[str] = []
     drift = report.drift
     if drift is not None:
         out.append("<h2>Drift gate</h2>")
@@ -339,6 +351,13 @@ def render_html(report: RunReport, *, base: Path | None = None) -> str:
             out.append("</ul>")
         out += [f'<p class="ev">{html.escape(str(s))}</p>' for s in drift.notes]
 
+    return out
+
+
+def _html_fields(report: RunReport) -> list[str]:
+    """Each field's statistics against the baseline, with their plots."""
+    out: list[str] = []
+    drift = report.drift
     current = _fields_of(report.field_stats)
     if current:
         qualify = report.field_stats is not None and len(report.field_stats.page_types) > 1
@@ -373,6 +392,12 @@ def render_html(report: RunReport, *, base: Path | None = None) -> str:
             )
         out.append("</table>")
 
+    return out
+
+
+def _html_files(report: RunReport, base: Path | None) -> list[str]:
+    """Change rate, politeness counters, errors and the run's files."""
+    out: list[str] = []
     if report.change_rate is not None:
         out.append("<h2>Change rate</h2><table>")
         rate = report.change_rate.to_dict().items()
@@ -394,8 +419,7 @@ def render_html(report: RunReport, *, base: Path | None = None) -> str:
         out.append("<h2>Files</h2><ul>")
         out += [f"<li>{_h(k)}: {_file_links(v, base)}</li>" for k, v in report.paths.items()]
         out.append("</ul>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 #: Compact, C-accelerated (no ``indent``); stateless, so shared by every thread.

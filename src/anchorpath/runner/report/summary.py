@@ -83,15 +83,21 @@ def change_rate(store: Store, site: str) -> ChangeRate:
 def snapshots(run_dir: Path, urls: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
     """Up to :data:`BUNDLE_SNAPSHOTS` pages of ``run_dir`` as the run read them (a 304 with the
     body it stands for, :func:`~anchorpath.runner.archive.last_archived`), in the order of
-    ``urls`` (``(url, final_url)`` pairs: a redirected page's body is its target's)."""
-    pages = last_archived(run_dir)
-    out = []
-    for url, final_url in urls:
-        page = pages.get(final_url) or pages.get(url)
-        if page is not None:
-            out.append((url, page.body))
-        if len(out) >= BUNDLE_SNAPSHOTS:
+    ``urls`` (``(url, final_url)`` pairs: a redirected page's body is its target's).
+
+    Only the first pages' 304s are followed back (each may send the search through every
+    earlier run of the site); the others only when those do not give enough snapshots."""
+    out: list[tuple[str, bytes]] = []
+    for chunk in (urls[: 2 * BUNDLE_SNAPSHOTS], urls[2 * BUNDLE_SNAPSHOTS :]):
+        if len(out) >= BUNDLE_SNAPSHOTS or not chunk:
             break
+        pages = last_archived(run_dir, {u for pair in chunk for u in pair})
+        for url, final_url in chunk:
+            page = pages.get(final_url) or pages.get(url)
+            if page is not None:
+                out.append((url, page.body))
+            if len(out) >= BUNDLE_SNAPSHOTS:
+                break
     return out
 
 

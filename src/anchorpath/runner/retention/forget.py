@@ -10,7 +10,9 @@ never stored again, by ``run`` or ``replay --into store``
 
 from __future__ import annotations
 
+import functools
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +98,23 @@ def _scrub_selectors(sf_path: Path, keys: set[str], needles: Needles) -> list[Pa
     return changed
 
 
+def _leaks(needles: Needles, namespace: str, key: str, value: Any) -> bool:
+    """Whether a cache entry names or quotes what is forgotten: its key, an LLM answer's data,
+    or a kept page body (the fetcher keeps validators' bodies compressed)."""
+    if needles.in_text(key) or needles.in_bytes(key.encode()):
+        return True
+    if isinstance(value, dict) and "data" in value:  # an LLM answer (authoring)
+        return needles.in_text(json.dumps(value["data"], ensure_ascii=False))
+    body = value.get("body") if isinstance(value, dict) else None
+    if isinstance(body, bytes | bytearray):
+        try:
+            raw = zlib.decompress(bytes(body)) if namespace == "validators" else bytes(body)
+        except zlib.error:
+            raw = bytes(body)
+        return needles.in_page(raw, None)
+    return False
+
+
 def forget_keys(
     *,
     state_dir: Path,
@@ -153,22 +172,7 @@ def forget_keys(
             ]
             files += remove_dirs(leaking)
 
-        def drop_cached(namespace: str, key: str, value: Any) -> bool:
-            if needles.in_text(key) or needles.in_bytes(key.encode()):
-                return True
-            if isinstance(value, dict) and "data" in value:  # an LLM answer (authoring)
-                return needles.in_text(json.dumps(value["data"], ensure_ascii=False))
-            body = value.get("body") if isinstance(value, dict) else None
-            if isinstance(body, bytes | bytearray):
-                import zlib
-
-                try:
-                    raw = zlib.decompress(bytes(body)) if namespace == "validators" else bytes(body)
-                except zlib.error:
-                    raw = bytes(body)
-                return needles.in_page(raw, None)
-            return False
-
+        drop_cached = functools.partial(_leaks, needles)
         cached = scrub_store(cache_dir, drop_cached)
         if llm_cache_dir is not None:
             cached += scrub_store(llm_cache_dir, drop_cached)

@@ -7,6 +7,7 @@ paths it changed or removed."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from collections.abc import Callable, Iterable
@@ -70,6 +71,51 @@ def _scrub_lines(path: Path, needles: Needles) -> bool:
     return True
 
 
+def _response_leaks(
+    needles: Needles, url: str, status: int, headers: dict[str, str], body: bytes
+) -> bool:
+    """Whether an archived response names or holds what is forgotten (its URL or its page)."""
+    charset = None
+    ctype = headers.get("content-type", "")
+    if "charset=" in ctype:
+        charset = ctype.split("charset=", 1)[1].split(";")[0].strip()
+    return needles.in_text(url) or needles.in_bytes(url.encode()) or needles.in_page(body, charset)
+
+
+def _scrub_file(
+    path: Path,
+    keys: set[str],
+    needles: Needles,
+    drop: Callable[[str, int, dict[str, str], bytes], bool],
+    *,
+    stub_uri: Callable[[str], str],
+    note: str,
+) -> bool:
+    """Scrub one file (see :func:`scrub_tree`); whether it changed."""
+    name = path.name
+    if name.endswith(".warc.gz"):
+        return bool(rewrite_warc(path, drop, note=note, stub_uri=stub_uri, leaks=needles.in_bytes))
+    if name == "report.json":
+        if not scrub_json(path, keys, needles):
+            return False
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "verdict" in data:  # a run's, not a replay's
+            write_reports(path.parent, RunReport.from_dict(data))
+        return True
+    if name in ("report.md", "report.html"):
+        return False  # re-rendered from report.json
+    if path.suffix == ".json":
+        return scrub_json(path, keys, needles)
+    if path.suffix in _TEXT:
+        return _scrub_lines(path, needles)
+    if needles.in_bytes(path.read_bytes()) or (
+        path.suffix in (".html", ".htm") and needles.in_page(path.read_bytes(), None)
+    ):
+        path.unlink()
+        return True
+    return False
+
+
 def scrub_tree(
     root: Path,
     keys: set[str],
@@ -86,41 +132,10 @@ def scrub_tree(
     if not root.is_dir():
         return changed
 
-    def drop(url: str, status: int, headers: dict[str, str], body: bytes) -> bool:
-        charset = None
-        ctype = headers.get("content-type", "")
-        if "charset=" in ctype:
-            charset = ctype.split("charset=", 1)[1].split(";")[0].strip()
-        return (
-            needles.in_text(url)
-            or needles.in_bytes(url.encode())
-            or (needles.in_page(body, charset))
-        )
-
+    drop = functools.partial(_response_leaks, needles)
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        name = path.name
         try:
-            if name.endswith(".warc.gz"):
-                if rewrite_warc(path, drop, note=note, stub_uri=stub_uri, leaks=needles.in_bytes):
-                    changed.append(path)
-            elif name == "report.json":
-                if scrub_json(path, keys, needles):
-                    data = json.loads(path.read_text(encoding="utf-8"))
-                    if isinstance(data, dict) and "verdict" in data:  # a run's, not a replay's
-                        write_reports(path.parent, RunReport.from_dict(data))
-                    changed.append(path)
-            elif name in ("report.md", "report.html"):
-                continue  # re-rendered from report.json
-            elif path.suffix == ".json":
-                if scrub_json(path, keys, needles):
-                    changed.append(path)
-            elif path.suffix in _TEXT:
-                if _scrub_lines(path, needles):
-                    changed.append(path)
-            elif needles.in_bytes(path.read_bytes()) or (
-                path.suffix in (".html", ".htm") and needles.in_page(path.read_bytes(), None)
-            ):
-                path.unlink()
+            if _scrub_file(path, keys, needles, drop, stub_uri=stub_uri, note=note):
                 changed.append(path)
         except OSError as exc:
             raise RunError(f"{path}: cannot scrub: {exc}") from exc
