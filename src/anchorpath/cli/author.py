@@ -551,20 +551,26 @@ def _site_id(name: str) -> str:
 
 
 def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
-    """The key of a new site without --key: a field unique on every seed record, else asked
-    for at a terminal, else an error naming the repeats."""
+    """The key of a new site without --key: a field unique on every distinct seed record,
+    else the smallest combination of fields that is (under --yes taken, at a terminal offered
+    as the answer), else asked for at a terminal, else an error naming the repeats."""
     from anchorpath.authoring.key import default_key
 
     choice = default_key(result)
-    if choice.key is not None:
+    if choice.key is not None and not (choice.combined and _interactive(yes)):
         return choice.key, choice.why
-    if not _interactive(yes):
+    if choice.key is None and not _interactive(yes):
         raise AuthoringError(choice.refusal())
     names = list(result.page_type.fields)
     click.echo(terminal_safe(choice.missing()), err=True)
+    offer = ",".join(choice.key) if choice.key is not None else None
     while True:
-        answer = click.prompt(f"key field(s), comma-separated ({', '.join(names)})", err=True)
+        answer = click.prompt(
+            f"key field(s), comma-separated ({', '.join(names)})", default=offer, err=True
+        )
         key = tuple(k.strip() for k in answer.split(",") if k.strip())
+        if key == choice.key:
+            return key, choice.why
         unknown = [k for k in key if k not in names]
         if key and not unknown:
             return key, "chosen at the prompt"
