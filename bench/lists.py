@@ -313,7 +313,7 @@ def author(name: str, seeds: Sequence[Page], examples: Sequence[list[str]], work
     # by default when a title repeats on a seed page (its error says to give --key).
     args += ["--examples", str(site_dir / "examples.json"), "--list-page", "--key", "title"]
     args += ["--yes"]
-    args += ["--out", str(site_dir)]
+    args += ["--selectors", str(site_dir)]
     target = site_dir / f"{name}.json"
     target.unlink(missing_ok=True)
     t0 = time.perf_counter()
