@@ -19,10 +19,10 @@ type) and the first run; records added, edited and deleted (404, then 410); a pu
 edit of a long text (no event); a quiet week; redesign 1 (a label renamed) repaired LLM-free;
 redesign 2 (the container restructured) repaired with ``--answer`` (a scripted reply, as a
 person pasting a model's answer would); a site pause (503 + ``Retry-After``); a key change
-(the operator re-authors with another ``--key``); redesign 3 (another layout) repaired with
-``--llm`` against the loopback OpenAI-compatible server (:mod:`anchorpath.authoring.llm.testing`,
-answering from the generator's truth); a robots.txt change that forbids the site, lifted the
-next day.
+(the operator re-authors with another ``--key``); redesign 3 (another layout, with a page of new
+records whose values no last good record holds) repaired with ``--llm`` against the loopback
+OpenAI-compatible server (:mod:`anchorpath.authoring.llm.testing`, answering from the
+generator's truth); a robots.txt change that forbids the site, lifted the next day.
 
 Every day: ``anchorpath run SITE``; on ``drift`` the harness plays the operator — the truth
 says a redesign broke the file: ``anchorpath author repair SITE --bundle B`` with the day's
@@ -146,7 +146,14 @@ STORY: tuple[Day, ...] = (
     Day(20, "key change: the operator re-authors with another --key", rekey=True),
     Day(21, "a title edited (now an ordinary change)", rename_title=1),
     Day(22, "1 added", added=1),
-    Day(23, "redesign 3: another layout (repair --llm)", template="relaid", edited=1, repair="llm"),
+    Day(
+        23,
+        "redesign 3: another layout, a page of new records (repair --llm)",
+        template="relaid",
+        added=7,
+        edited=1,
+        repair="llm",
+    ),
     Day(24, "nothing changed"),
     Day(25, "robots.txt now forbids the site", robots_deny=True),
     Day(26, "robots.txt allows it again; 1 added", added=1),

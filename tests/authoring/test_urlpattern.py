@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from anchorpath._errors import AuthoringError
+from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.reports import FieldRequest
+from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.authoring.urlpattern import Link, induce_url_pattern, seed_links
 from anchorpath.selectors.evaluate import parse_html
 
@@ -125,3 +131,18 @@ def test_files_without_a_known_address_still_match_their_pattern() -> None:
     urls = ["file:///tmp/seeds/a.html", "file:///tmp/seeds/b.html"]
     rx = _rx(urls)
     assert all(rx.search(u) for u in urls)
+
+
+def test_a_given_match_that_is_no_regex_or_misses_a_seed_is_refused() -> None:
+    seeds = [
+        seed_from_html(f"<html><body><h1>T{i}</h1></body></html>", f"https://s.test/p/{i}")
+        for i in (1, 2)
+    ]
+    ex = {s.url: {"title": f"T{i}"} for i, s in enumerate(seeds, 1)}
+    fields = [FieldRequest("title")]
+    with pytest.raises(AuthoringError, match=r"--match '/q/' does not match the seed URL"):
+        author_page_type(seeds, fields, ex, match="/q/")
+    with pytest.raises(AuthoringError, match=r"--match '\(' is not a regular expression"):
+        author_page_type(seeds, fields, ex, match="(")
+    res = author_page_type(seeds, fields, ex, match="/p/")
+    assert res.page_type.match == "/p/" and res.url_pattern is not None

@@ -83,8 +83,8 @@ def run_all_matches_threads(executor: Executor, tmp_path: Path) -> set[str]:
         )
     sites = ["dmf-a", "dmf-a2", "dmf-b", "dmf-c"]
     assert [(s.site, s.verdict) for s in other.sites] == [(s.site, s.verdict) for s in local.sites]
-    assert [s.verdict for s in other.sites] == ["ok", "ok", "ok", "blocked"]
-    assert other.exit_code == local.exit_code == 4 and other.groups == 3
+    assert [s.verdict for s in other.sites] == ["ok", "ok", "ok", "stopped"]
+    assert other.exit_code == local.exit_code == 5 and other.groups == 3
     with Store.in_state_dir(tmp_path / "local") as x, Store.in_state_dir(tmp_path / "other") as y:
         assert [dump(y, s) for s in sites] == [dump(x, s) for s in sites]
         assert dump(y, "dmf-a")["records"]

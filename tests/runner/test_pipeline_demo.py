@@ -1,7 +1,7 @@
 """End to end against the demo server: real HTTP, the polite fetcher, WARC, the CLI, kill -9.
 
 Day 1 → every record new; day 2 → exactly ``expected_events(1, 2)``; day 3 (template change) →
-exit 3 and the database unchanged; a refusing site → exit 4 and no withdrawn event; ``kill -9``
+exit 3 and the database unchanged; a refusing site → stopped (exit 5) and no withdrawn event; ``kill -9``
 mid-run → resume → the same ``records``/``events`` tables as an uninterrupted run.
 """
 
@@ -120,17 +120,19 @@ def day1_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["refuse", "login", "robots-deny"])
-def test_refusing_site_is_blocked_and_withdraws_nothing(
+def test_refusing_site_is_stopped_and_withdraws_nothing(
     day1_state: Path, tmp_path: Path, mode: str
 ) -> None:
+    # 403 or a login wall on the start URL, or robots.txt turned to Disallow since day 1:
+    # the site stops (until `anchorpath resume`), the store untouched
     state = tmp_path / "state"
     shutil.copytree(day1_state, state)
     before = dump(Store.in_state_dir(state))
     r = run_day(state, 2, mode=mode)
-    assert (r.verdict, r.exit_code) == ("blocked", 4)
+    assert (r.verdict, r.exit_code) == ("stopped", 5), r.reason
     assert not [e for e in r.events if e.kind == "withdrawn"]
     assert dump(Store.in_state_dir(state)) == before
-    assert Store.in_state_dir(state).runs(SITE)[0].verdict == "blocked"
+    assert Store.in_state_dir(state).runs(SITE)[0].verdict == "stopped"
 
 
 def _checkpointed(state: Path) -> int:

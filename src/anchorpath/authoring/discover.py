@@ -10,7 +10,6 @@ and ``/sitemap.xml`` only where robots.txt allows it)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Sequence
 from dataclasses import replace
@@ -137,9 +136,7 @@ def discover(pages: Sequence[SeedPage], probe: SiteProbe | None) -> Discovery:
             a, b = _from_site(origin, probe)
             named += a
             found += b
-    at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     result = Discovery(
-        at=at,
         robots_sitemaps=tuple(dict.fromkeys(named)),
         sitemaps=tuple(dict.fromkeys(found)),
         feeds=tuple(feeds),

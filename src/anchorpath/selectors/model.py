@@ -149,7 +149,6 @@ class Discovery:
     ``/sitemap.xml``, feeds linked from the seeds, JSON-LD types, JSON endpoints the pages
     load, and the source it recommended."""
 
-    at: str | None = None
     robots_sitemaps: tuple[str, ...] = ()
     sitemaps: tuple[str, ...] = ()
     feeds: tuple[str, ...] = ()
@@ -160,7 +159,6 @@ class Discovery:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Discovery:
         return cls(
-            at=d.get("at"),
             robots_sitemaps=tuple(d.get("robots_sitemaps", ())),
             sitemaps=tuple(d.get("sitemaps", ())),
             feeds=tuple(d.get("feeds", ())),
@@ -172,7 +170,6 @@ class Discovery:
     def to_dict(self) -> dict[str, Any]:
         return _prune(
             [
-                ("at", self.at),
                 ("robots_sitemaps", list(self.robots_sitemaps)),
                 ("sitemaps", list(self.sitemaps)),
                 ("feeds", list(self.feeds)),

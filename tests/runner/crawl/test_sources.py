@@ -245,3 +245,36 @@ def test_a_json_api_site_reads_fields_by_json_pointer(tmp_path: Path) -> None:
     with Store.in_state_dir(tmp_path / "state") as store:
         current = store.current("api")
     assert current["7"].values == {"id": "7", "title": "First", "tags": ["a", "b"], "author": "Kim"}
+
+
+def test_feed_items_are_fetched_as_pages(tmp_path: Path) -> None:
+    titles = {1: "Storm batters coast", 2: "Bank raises rates"}
+    _site(
+        tmp_path,
+        {
+            "schema_version": 1,
+            "site": {"id": "news", "name": "News"},
+            "policy": {"basis": "feed"},
+            "version": 1,
+            "fetch": {"start_urls": ["http://127.0.0.1/"], "feeds": ["http://127.0.0.1/atom"]},
+            "page_types": {
+                "home": {"match": "/$", "emit": False, "fields": {"x": {"xpath": "//title"}}},
+                "article": {
+                    "match": "/a/",
+                    "fields": {"headline": {"xpath": "//h1", "required": True,
+                                            "examples": list(titles.values())}},
+                },
+            },
+            "key": ["headline"],
+        },
+    )  # fmt: skip
+    routes = {f"/a/{i}": ok(_article(t)) for i, t in titles.items()}
+    routes["/"] = ok(b"<html><head><title>home</title></head><body></body></html>")
+    with FaultServer(routes) as server:
+        entries = "".join(f'<entry><link href="{server.url(f"/a/{i}")}"/></entry>' for i in titles)
+        atom = f'<feed xmlns="http://www.w3.org/2005/Atom">{entries}</feed>'.encode()
+        server.route("/atom", ok(atom, "application/atom+xml"))
+        r = _run(server, tmp_path, "news")
+        assert {"/atom", "/a/1", "/a/2"} <= set(server.paths())
+    assert r.verdict == "ok", r.reason
+    assert sorted(e.key for e in r.events) == sorted(titles.values())

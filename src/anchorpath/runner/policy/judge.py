@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from anchorpath.fetch.robots import parse_robots
+from anchorpath.fetch.robots import RobotsFile, parse_robots
 from anchorpath.fetch.robots_policy import RobotsSeen
 from anchorpath.runner.policy.observe import PolicySeen
 
@@ -63,10 +63,15 @@ def robots_diff(old: RobotsSeen, new: RobotsSeen) -> str:
     )
 
 
-def _allows(seen: RobotsSeen, token: str, url: str) -> bool:
+def _rules(seen: RobotsSeen) -> RobotsFile | None:
+    """The parsed rules of a robots.txt that was read (None: no file, everything allowed)."""
     if seen.kind != "parsed" or seen.text is None:
-        return True
-    return parse_robots(seen.text.encode("utf-8")).allowed(token, url)
+        return None
+    return parse_robots(seen.text.encode("utf-8"))
+
+
+def _allows(rules: RobotsFile | None, token: str, url: str) -> bool:
+    return rules is None or rules.allowed(token, url)
 
 
 def _days_between(since: str, now: str) -> float:
@@ -98,10 +103,11 @@ def judge(
         before = previous_robots.get(current.origin)
         if before is None or current.kind == "unreachable" or before.sha256 == current.sha256:
             continue
+        old_rules, new_rules = _rules(before), _rules(current)
         lost = [
             u
             for u in needed.get(current.origin, ())
-            if _allows(before, token, u) and not _allows(current, token, u)
+            if _allows(old_rules, token, u) and not _allows(new_rules, token, u)
         ]
         if lost:
             more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
