@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -113,6 +114,20 @@ def test_api_key_is_sent_but_never_in_errors(capsys: pytest.CaptureFixture[str])
     assert srv.request_headers[0]["authorization"] == f"Bearer {secret}"
     assert secret not in str(err.value)
     assert secret not in repr(client.__dict__.get("_config"))
+
+
+def test_api_key_is_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    secret = "sk-test-SECRET-123"
+    caplog.set_level(logging.DEBUG)  # openai, httpx and httpcore at their most talkative
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("500", "escapes")
+        cfg = LLMConfig(base_url=srv.base_url, max_retries=1)
+        client = OpenAIClient(cfg, env={"ANCHORPATH_LLM_API_KEY": secret}, sleep=lambda s: None)
+        with pytest.raises(LLMError):
+            client.complete(REQ)
+    assert {r.name.split(".")[0] for r in caplog.records} >= {"openai", "httpcore"}
+    assert srv.request_headers[0]["authorization"] == f"Bearer {secret}"
+    assert secret not in caplog.text
 
 
 def test_the_openai_package_sends_the_request() -> None:
