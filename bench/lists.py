@@ -311,7 +311,7 @@ def author(name: str, seeds: Sequence[Page], examples: Sequence[list[str]], work
     (site_dir / "examples.json").write_text(json.dumps(ex, ensure_ascii=False), "utf-8")
     args += ["--examples", str(site_dir / "examples.json"), "--list-page"]
     args += ["--yes"]
-    args += ["--out", str(site_dir)]
+    args += ["--selectors", str(site_dir)]
     target = site_dir / f"{name}.json"
     target.unlink(missing_ok=True)
     t0 = time.perf_counter()

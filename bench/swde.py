@@ -166,7 +166,7 @@ def author(site: Site, *, multi: Mapping[str, bool], extra: Sequence[str] = ()) 
                 ex[a] = vals if multi[a] else vals[0]
         examples[str(p.path)] = ex
     (out / "examples.json").write_text(json.dumps(examples, ensure_ascii=False), "utf-8")
-    args += ["--examples", str(out / "examples.json"), "--yes", "--out", str(out)]
+    args += ["--examples", str(out / "examples.json"), "--yes", "--selectors", str(out)]
     args += [f"--type={a}=list" for a in site.attributes if multi[a]]
     target = out / f"{site.name}.json"
     target.unlink(missing_ok=True)

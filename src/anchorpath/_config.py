@@ -107,6 +107,14 @@ class PathsConfig:
         return Path(self.state_dir if state_dir is None else state_dir) / "cache"
 
 
+#: Tokens of pruned Markdown per seed page when the model proposes every field at once
+#: (authoring: ``[llm] token_budget``).
+TOKEN_BUDGET = 1500
+#: Tokens of pruned Markdown per page when the model is asked for a few fields (repair from a
+#: bundle, the review session's one field): more of each page fits.
+FIELD_TOKEN_BUDGET = 2500
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     """An OpenAI-compatible endpoint, used by authoring only (never by the runner).
@@ -128,7 +136,7 @@ class LLMConfig:
     top_p: float = 1.0
     max_tokens: int = 2048
     structured: str = "auto"
-    token_budget: int = 1500
+    token_budget: int = TOKEN_BUDGET
     perturbation_rounds: int = 1
     price_input: float = 0.0
     price_output: float = 0.0

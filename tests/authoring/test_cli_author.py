@@ -37,7 +37,7 @@ def test_new_site_writes_file(tmp_path: Path) -> None:
         "--examples",
         str(exf),
         "--yes",
-        "--out",
+        "--selectors",
         str(tmp_path / "sel"),
         "--required",
         "isbn",
@@ -69,7 +69,16 @@ def test_new_site_errors_are_one_line(tmp_path: Path) -> None:
     data = json.loads(exf.read_text())
     data[seeds[0]]["isbn"] = "nope-not-here"
     exf.write_text(json.dumps(data))
-    args = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--out", str(tmp_path)]
+    args = [
+        "author",
+        "new-site",
+        "Shop",
+        "--examples",
+        str(exf),
+        "--yes",
+        "--selectors",
+        str(tmp_path),
+    ]
     for s in seeds:
         args += ["--seed", s]
     res = CliRunner().invoke(main, args)
@@ -130,7 +139,7 @@ def test_new_site_euc_kr_detail_pages_with_typed_date(tmp_path: Path) -> None:
             "--required",
             "reg_no",
             "--yes",
-            "--out",
+            "--selectors",
             str(tmp_path / "sel"),
         ],
     )
@@ -152,7 +161,16 @@ def test_new_site_euc_kr_detail_pages_with_typed_date(tmp_path: Path) -> None:
 
 def test_new_site_wait_for_usage_and_bad_selector_are_one_line(tmp_path: Path) -> None:
     seeds, exf = _write(tmp_path)
-    base = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--out", str(tmp_path)]
+    base = [
+        "author",
+        "new-site",
+        "Shop",
+        "--examples",
+        str(exf),
+        "--yes",
+        "--selectors",
+        str(tmp_path),
+    ]
     for s in seeds:
         base += ["--seed", s]
     res = CliRunner().invoke(main, [*base, "--wait-for", "#late", "--render", "http"])
@@ -166,7 +184,7 @@ def test_new_site_wait_for_usage_and_bad_selector_are_one_line(tmp_path: Path) -
 def test_new_site_yes_writes_golden_fixtures_that_check_verifies(tmp_path: Path) -> None:
     seeds, exf = _write(tmp_path)
     sel = tmp_path / "sel"
-    args = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--out", str(sel)]
+    args = ["author", "new-site", "Shop", "--examples", str(exf), "--yes", "--selectors", str(sel)]
     for i, s in enumerate(seeds):
         args += ["--seed", s, "--seed-url", f"https://shop.test/books/{i}"]
     res = CliRunner().invoke(main, args)

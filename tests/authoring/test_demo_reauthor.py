@@ -49,7 +49,7 @@ def _reauthor(
         "new-site",
         name,
         "--yes",
-        "--out",
+        "--selectors",
         str(tmp / "out"),
         "--page-type",
         pt_name,

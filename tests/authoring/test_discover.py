@@ -51,7 +51,7 @@ def test_author_new_site_shows_and_records_what_the_site_offers(tmp_path: Path) 
         exf = tmp_path / "ex.json"
         exf.write_text(json.dumps(examples), encoding="utf-8")
         args = ["author", "new-site", "news", "--examples", str(exf), "--yes", "--render",
-                "http", "--out", str(tmp_path / "sel")]  # fmt: skip
+                "http", "--selectors", str(tmp_path / "sel")]  # fmt: skip
         for u in examples:
             args += ["--seed", u]
         res = CliRunner().invoke(

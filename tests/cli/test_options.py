@@ -163,12 +163,13 @@ def _commands(group: click.Command, prefix: str = "") -> list[tuple[str, click.C
 
 def test_each_shared_flag_means_the_same_in_every_command() -> None:
     """``--selectors`` is always a directory, ``-s`` always ``--selector-file`` (one file),
-    ``--state`` a directory and ``--config`` a file."""
+    ``--state`` a directory, ``--config`` a file and ``--out`` the file an export writes."""
     expect = {
         "--selectors": ("selectors_dir", False, True),
         "--selector-file": ("selector_path", True, False),
         "--state": ("state_dir", False, True),
         "--config": ("config_file", True, False),
+        "--out": ("out_path", True, False),
     }
     seen: set[str] = set()
     for name, cmd in _commands(main):

@@ -12,6 +12,7 @@ import click
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean, terminal_safe
 from anchorpath.authoring.inputs import read_examples, read_json
+from anchorpath.cli.options import selectors_option
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -239,13 +240,7 @@ def _load_pages(
     type=int,
     help="RNG seed of the perturbation tests.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    default=None,
-    type=click.Path(file_okay=False),
-    help="Directory for NAME.json (default: the configured selectors directory).",
-)
+@selectors_option
 @click.option(
     "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."
 )
@@ -279,7 +274,7 @@ def new_site(
     match: str | None,
     start_urls: tuple[str, ...],
     mutation_seed: int,
-    out_dir: str | None,
+    selectors_dir: Path | None,
     yes: bool,
     allow_constant: bool,
     screenshots: bool,
@@ -345,7 +340,7 @@ def new_site(
     examples: dict[str, Any] | None = None
     try:
         settings = load_settings(overrides={"render.wait_for": wait_for})
-        target = Path(out_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
+        target = Path(selectors_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
         existing = load_selector_file(target) if target.is_file() else None
         rendered = render == "browser" or (
             render is None and any(s.startswith(("http://", "https://")) for s in seeds)

@@ -104,7 +104,7 @@ def test_nothing_configured_names_the_default_and_the_way_without_a_model(
     args = ["author", "new-site", "books", "--seed", "1.html", "--seed", "2.html"]
     res = CliRunner().invoke(
         main, [*args, "--seed-url", "http://b.example/1", "--seed-url", "http://b.example/2",
-               "--field", "title", "--yes", "--out", "sel"], env=env)  # fmt: skip
+               "--field", "title", "--yes", "--selectors", "sel"], env=env)  # fmt: skip
     assert res.exit_code == 1 and "Traceback" not in res.output
     line = res.output.strip().splitlines()[-1]
     assert "127.0.0.1:8000: LLM endpoint cannot connect" in line

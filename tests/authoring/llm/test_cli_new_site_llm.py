@@ -19,7 +19,7 @@ SECRET = "sk-live-DO-NOT-LEAK-42"
 
 
 def _args(shop: Shop, out: Path, *extra: str) -> list[str]:
-    args = ["author", "new-site", "shop", "--yes", "--out", str(out), "--render", "http"]
+    args = ["author", "new-site", "shop", "--yes", "--selectors", str(out), "--render", "http"]
     for f, (url, _) in zip(shop.files, shop.pages, strict=True):
         args += ["--seed", str(f), "--seed-url", url]
     return args + list(extra)

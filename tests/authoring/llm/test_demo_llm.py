@@ -64,7 +64,7 @@ def test_demo_site_field_names_only(tmp_path: Path, demo_pages: DemoPages) -> No
             ("dmf-list", list_pt, [u for u, _ in list_pages[:3]]),
         ):
             pt = hand.page_types[pt_name]
-            args = ["author", "new-site", name, "--yes", "--out", str(out), "--render",
+            args = ["author", "new-site", name, "--yes", "--selectors", str(out), "--render",
                     "browser", "--page-type", pt_name, "--match", pt.match]  # fmt: skip
             for s in seeds:
                 args += ["--seed", s]

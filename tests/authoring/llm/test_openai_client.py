@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,7 +12,15 @@ import pytest
 from anchorpath._config import LLMConfig
 from anchorpath._errors import ConfigError, LLMError
 from anchorpath.authoring.llm.client import ChatRequest, Message
-from anchorpath.authoring.llm.openai_client import OpenAIClient, endpoint_host, parse_json_answer
+from anchorpath.authoring.llm.openai_client import (
+    MAX_ERROR_BYTES,
+    MAX_RESPONSE_BYTES,
+    OpenAIClient,
+    _BoundedStream,
+    _TooLarge,
+    endpoint_host,
+    parse_json_answer,
+)
 from anchorpath.authoring.llm.propose import value_schema
 from anchorpath.authoring.llm.testing import ESCAPES_MESSAGE, FakeOpenAIServer
 
@@ -101,9 +111,45 @@ def test_api_key_is_sent_but_never_in_errors(capsys: pytest.CaptureFixture[str])
         client = OpenAIClient(cfg, env={"ANCHORPATH_LLM_API_KEY": secret})
         with pytest.raises(LLMError) as err:
             client.complete(REQ)
-    assert srv.auth_headers[0] == f"Bearer {secret}"
+    assert srv.request_headers[0]["authorization"] == f"Bearer {secret}"
     assert secret not in str(err.value)
     assert secret not in repr(client.__dict__.get("_config"))
+
+
+def test_api_key_is_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    secret = "sk-test-SECRET-123"
+    caplog.set_level(logging.DEBUG)  # openai, httpx and httpcore at their most talkative
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("500", "escapes")
+        cfg = LLMConfig(base_url=srv.base_url, max_retries=1)
+        client = OpenAIClient(cfg, env={"ANCHORPATH_LLM_API_KEY": secret}, sleep=lambda s: None)
+        with pytest.raises(LLMError):
+            client.complete(REQ)
+    assert {r.name.split(".")[0] for r in caplog.records} >= {"openai", "httpcore"}
+    assert srv.request_headers[0]["authorization"] == f"Bearer {secret}"
+    assert secret not in caplog.text
+
+
+def test_the_openai_package_sends_the_request() -> None:
+    import openai
+
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        client = _client(srv, max_retries=0)
+        client.complete(REQ)
+        client.close()
+    sent = srv.request_headers[0]
+    assert sent["user-agent"] == f"OpenAI/Python {openai.__version__}"
+    assert sent["x-stainless-lang"] == "python" and sent["x-stainless-retry-count"] == "0"
+
+
+def test_a_redirect_is_not_followed() -> None:
+    secret = "sk-test-SECRET-123"
+    with FakeOpenAIServer([{"title": "Dune"}]) as srv:
+        srv.misbehave("redirect")
+        cfg = LLMConfig(base_url=srv.base_url, max_retries=0)
+        with pytest.raises(LLMError, match=r"HTTP 307 .*: \"moved\"; redirects are not followed"):
+            OpenAIClient(cfg, env={"ANCHORPATH_LLM_API_KEY": secret}).complete(REQ)
+    assert len(srv.requests) == 1  # the moved route, which would answer, never saw the key
 
 
 def test_bad_settings_are_one_line_errors() -> None:
@@ -187,3 +233,37 @@ def test_headers_dripping_in_are_cut_at_the_request_deadline() -> None:
         assert time.monotonic() - t0 < 3
         assert client.complete(REQ).data == {"title": "Dune"}  # the next request is served
         client.close()
+
+
+class _Body:
+    """An endless body in 64 KiB chunks, counting what was read."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            self.read += 1 << 16
+            yield b"x" * (1 << 16)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_transport_cuts_an_error_body_and_refuses_an_answer_past_the_cap() -> None:
+    # openai reads a body whole (an error body too); the transport's stream is what bounds it
+    err = _Body()
+    got = b"".join(_BoundedStream(err, 500, time.monotonic() + 60))
+    assert len(got) == MAX_ERROR_BYTES and err.read <= MAX_ERROR_BYTES + (1 << 16)
+    ok = _Body()
+    with pytest.raises(_TooLarge):
+        b"".join(_BoundedStream(ok, 200, time.monotonic() + 60))
+    assert ok.read <= MAX_RESPONSE_BYTES + (1 << 16)
+
+
+def test_the_transport_stops_a_body_at_the_deadline() -> None:
+    body = _Body()
+    with pytest.raises(LLMError, match="timed out"):
+        b"".join(_BoundedStream(body, 200, time.monotonic() - 1))
+    assert body.read == 1 << 16

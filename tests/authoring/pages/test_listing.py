@@ -74,7 +74,7 @@ def test_cli_writes_the_partial_file_and_exits_5(tmp_path: Path) -> None:
     out = tmp_path / "sel"
     args = ["author", "new-site", "shop", *seeds, "--examples", str(exf), "--list-page"]
     args += ["--key", "title"]  # the featured row has no title: no default key
-    res = CliRunner().invoke(main, [*args, "--yes", "--out", str(out)])
+    res = CliRunner().invoke(main, [*args, "--yes", "--selectors", str(out)])
     assert res.exit_code == 5, res.output
     assert "partial: field 'title': no XPath reproduces the examples on every seed" in res.stderr
     sf = load_selector_file(out / "shop.json")

@@ -34,7 +34,7 @@ def test_demo_detail_pages_in_the_session_with_field_names_only(tmp_path: Path) 
     for f in fixtures:
         (rec,) = json.loads((SELECTORS / f["records"]).read_text(encoding="utf-8"))
         truth[f["url"]] = {k: [str(rec[k])] for k in FIELDS}
-    args = ["author", "new-site", "dmf", "--out", str(tmp_path / "sel"), "--render", "http"]
+    args = ["author", "new-site", "dmf", "--selectors", str(tmp_path / "sel"), "--render", "http"]
     args += [a for k in FIELDS for a in ("--field", k)] + ["--required", "reg_no"]
     for f in fixtures[:3]:
         args += ["--seed", str(SELECTORS / f["page"]), "--seed-url", f["url"]]

@@ -22,7 +22,7 @@ def test_field_names_only_then_add_a_field_by_name(
         f"https://shop.test/b/{i}": {k: [str(detail_record(i)[k])] for k in FIELDS}
         for i in range(3)
     }
-    args = ["author", "new-site", "shop", *seed_args, "--out", str(shop / "sel")]
+    args = ["author", "new-site", "shop", *seed_args, "--selectors", str(shop / "sel")]
     args += ["--field", "isbn", "--field", "publisher", "--no-screenshots", "--render", "http"]
     with FakeOpenAIServer(TruthModel(truth)) as srv:
         env = srv.cli_env(tmp_path / "cache")

@@ -136,7 +136,7 @@ def test_the_view_is_cut_to_the_values_and_the_full_page_is_kept(
 def test_session_writes_screenshots_and_cleans_up(shop: Path, seed_args: list[str]) -> None:
     before = set(Path(tempfile.gettempdir()).glob("anchorpath-session-*"))
     base = ["author", "new-site", "shop", *seed_args, "--examples", str(shop / "ex.json")]
-    base += ["--out", str(shop / "sel"), "--required", "isbn"]
+    base += ["--selectors", str(shop / "sel"), "--required", "isbn"]
     res = CliRunner().invoke(main, base, input="q\n")
     assert res.exit_code == 1 and "screenshot: " in res.output
     assert not (shop / "sel").exists()

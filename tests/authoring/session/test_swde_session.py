@@ -40,7 +40,7 @@ def test_swde_site_end_to_end_in_the_session(tmp_path: Path) -> None:
         assert m
         urls[f.stem] = m.group(1)
     truth = {urls[s]: {k: [_clean(v) for v in gold[s][k]] for k in FIELDS} for s in urls}
-    args = ["author", "new-site", "bam", "--out", str(tmp_path / "sel"), "--render", "http"]
+    args = ["author", "new-site", "bam", "--selectors", str(tmp_path / "sel"), "--render", "http"]
     args += ["--no-screenshots", *[a for k in FIELDS for a in ("--field", k)]]
     for f in files[:3]:
         args += ["--seed", str(f)]  # the URL comes from the page's <base href>

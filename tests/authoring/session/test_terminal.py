@@ -24,7 +24,7 @@ def session_cli(shop: Path, seed_args: list[str]) -> Callable[..., tuple[int, st
 
 def _session(shop: Path, seeds: list[str], answers: str, *extra: str) -> tuple[int, str]:
     args = ["author", "new-site", "shop", *seeds, "--examples", str(shop / "ex.json")]
-    args += ["--out", str(shop / "sel"), "--required", "isbn", "--no-screenshots", *extra]
+    args += ["--selectors", str(shop / "sel"), "--required", "isbn", "--no-screenshots", *extra]
     res = CliRunner().invoke(main, args, input=answers)
     return res.exit_code, res.output
 

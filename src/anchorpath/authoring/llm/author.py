@@ -18,7 +18,7 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath._config import Settings
+from anchorpath._config import TOKEN_BUDGET, Settings
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import excerpt
 from anchorpath.authoring.induce import assemble_site, author_page_type
@@ -116,7 +116,7 @@ def author_page_type_with_llm(
     client: LLMClient,
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 1500,
+    budget: int = TOKEN_BUDGET,
     perturbation_rounds: int = 1,
     list_page: bool | None = None,
     page_type: str | None = None,
@@ -325,7 +325,7 @@ def author_with_llm(
     client: LLMClient,
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 1500,
+    budget: int = TOKEN_BUDGET,
     perturbation_rounds: int = 1,
     list_page: bool | None = None,
     page_type: str | None = None,

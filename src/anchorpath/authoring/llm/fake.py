@@ -1,6 +1,6 @@
-"""An in-memory :class:`~anchorpath.authoring.llm.client.LLMClient` for tests (the model is
-httpx's ``MockTransport``): answers come from a function of the request, nothing leaves the
-process. Answers are validated against the request's schema like a real endpoint's."""
+"""An in-memory :class:`~anchorpath.authoring.llm.client.LLMClient` for tests: answers come
+from a function of the request, nothing leaves the process (no HTTP at all). Answers are
+validated against the request's schema like a real endpoint's."""
 
 from __future__ import annotations
 

@@ -1,22 +1,30 @@
 """The OpenAI-compatible client: any endpoint that speaks ``/v1/chat/completions`` (OpenAI,
-llama.cpp server, vLLM, Ollama, LM Studio …), over :mod:`httpx`.
+llama.cpp server, vLLM, Ollama, LM Studio …), through the ``openai`` package.
 
 Per request: ``response_format`` of type ``json_schema`` (strict); when the endpoint rejects it
 (HTTP 400/422/501 on the first structured request), the client switches to ``json_object`` for
 the rest of its life and validates answers against the same schema itself. A malformed or
 schema-invalid answer is re-asked once, stating the problem; a second bad answer is an
 :class:`~anchorpath._errors.LLMError`. Temperature 0 by default, a timeout per request, and
-bounded retries on 429/5xx/timeouts with exponential backoff that honours ``Retry-After``.
+bounded retries on 429/5xx/timeouts with exponential backoff that honours ``Retry-After``
+(ours: the ``openai`` client is built with ``max_retries=0``).
 
-The wire is not trusted: each request has a total deadline (``[llm] timeout``, body included:
-an answer that drips in is cut, whatever the pace), a body is read up to
-:data:`MAX_RESPONSE_BYTES`, and anything but a chat completion (cut JSON, an HTML error page,
-binary, another shape) is one :class:`~anchorpath._errors.LLMError` naming the host and the
-status with a short escaped excerpt of the body. Error bodies are shown the same way, never
-raw (an endpoint's escape sequences or forged lines do not reach the terminal).
+The ``openai`` package builds and sends each request (its headers, auth and errors), but the
+wire is not trusted, and the package alone trusts it: its timeouts hold per read and it reads
+any body whole. So its ``httpx`` client gets a bounded transport (:class:`_BoundedTransport`):
+a body stops with an error past :data:`MAX_RESPONSE_BYTES` (an error body is cut at
+:data:`MAX_ERROR_BYTES`) or past the request's total deadline (``[llm] timeout``: an answer
+that drips in is cut, whatever the pace), and the exchange runs on a worker thread abandoned
+at the deadline (headers dripping in never reach the transport's stream). The body of a
+completion is taken raw (``with_raw_response``) and parsed here with the bounded JSON loader:
+anything but a chat completion (cut JSON, an HTML error page, binary, another shape) is one
+:class:`~anchorpath._errors.LLMError` naming the host and the status with a short escaped
+excerpt of the body. ``openai`` errors are translated here the same way; error bodies are
+never shown raw (an endpoint's escape sequences or forged lines do not reach the terminal).
 
-The API key is read from the environment here and only sent to the configured endpoint (no
-redirects are followed): it is never logged, cached, printed, written or put in an error message.
+The API key is read from the environment here and only handed to the ``openai`` client, whose
+``httpx`` client follows no redirects (the key goes to the configured host only): it is never
+logged, cached, printed, written or put in an error message.
 """
 
 from __future__ import annotations
@@ -27,8 +35,9 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from anchorpath._config import LLMConfig
@@ -37,6 +46,10 @@ from anchorpath._text import excerpt
 from anchorpath._untrusted import loads_json
 from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest, schema_problems
 from anchorpath.authoring.llm.templates import load_template
+
+if TYPE_CHECKING:
+    import httpx
+    import openai
 
 __all__ = [
     "API_KEY_ENV",
@@ -104,6 +117,86 @@ class _CannotConnect(LLMError):
     """No connection, or it broke off (caught inside, like :class:`_Timeout`)."""
 
 
+class _TooLarge(LLMError):
+    """A completion body past :data:`MAX_RESPONSE_BYTES` (raised from the transport's stream,
+    through the ``openai`` client, and worded with the host by :meth:`OpenAIClient._post`)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+
+
+class _BoundedStream:
+    """A response body that ends in :class:`_TooLarge` past ``limit`` bytes (or, for an error
+    body, is cut there) and in :class:`_Timeout` past ``deadline`` (``time.monotonic()``)."""
+
+    def __init__(self, inner: Any, status: int, deadline: float) -> None:
+        self._inner = inner
+        self._status = status
+        self._deadline = deadline
+
+    def __iter__(self) -> Iterator[bytes]:
+        ok = 200 <= self._status < 300
+        limit = MAX_RESPONSE_BYTES if ok else MAX_ERROR_BYTES
+        size = 0
+        for chunk in self._inner:
+            size += len(chunk)
+            if size > limit:
+                if ok:
+                    raise _TooLarge(self._status)
+                yield chunk[: max(0, limit - size + len(chunk))]
+                return
+            yield chunk
+            if time.monotonic() > self._deadline:
+                raise _Timeout("timed out")
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _bounded_transport(base_url: str, timeout: float) -> httpx.BaseTransport:
+    """An ``httpx`` transport whose responses are :class:`_BoundedStream` bodies, the request's
+    deadline being ``timeout`` seconds after it was handed over. The proxy the environment
+    names for ``base_url`` (``HTTPS_PROXY``, ``NO_PROXY`` …) is kept, as ``httpx`` would."""
+    import httpx
+
+    host = urlsplit(base_url).hostname or ""
+    scheme = urlsplit(base_url).scheme
+    proxy = None
+    if host and not urllib.request.proxy_bypass(host):
+        proxy = urllib.request.getproxies().get(scheme) or urllib.request.getproxies().get("all")
+
+    class _BoundedTransport(httpx.BaseTransport):
+        def __init__(self) -> None:
+            self._inner = httpx.HTTPTransport(proxy=proxy)
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            deadline = time.monotonic() + timeout
+            resp = self._inner.handle_request(request)
+            body = _BoundedStream(resp.stream, resp.status_code, deadline)
+            return httpx.Response(
+                resp.status_code,
+                headers=resp.headers,
+                stream=_SyncStream(body),
+                extensions=resp.extensions,
+            )
+
+        def close(self) -> None:
+            self._inner.close()
+
+    class _SyncStream(httpx.SyncByteStream):
+        def __init__(self, body: _BoundedStream) -> None:
+            self._body = body
+
+        def __iter__(self) -> Iterator[bytes]:
+            return iter(self._body)
+
+        def close(self) -> None:
+            self._body.close()
+
+    return _BoundedTransport()
+
+
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
     if not headers:
         return None
@@ -119,12 +212,16 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
     try:
         return max(0.0, float(raw))
     except ValueError:
-        when = email.utils.parsedate_to_datetime(raw) if raw else None
-        return max(0.0, when.timestamp() - time.time()) if when else None
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
 
 
 class OpenAIClient:
-    """:class:`~anchorpath.authoring.llm.client.LLMClient` over httpx (see the module doc)."""
+    """:class:`~anchorpath.authoring.llm.client.LLMClient` over the ``openai`` package, its wire
+    bounded (see the module doc)."""
 
     def __init__(
         self,
@@ -146,8 +243,7 @@ class OpenAIClient:
         self._config = config
         self._sleep = sleep
         self._mode = "json_object" if config.structured == "json_object" else "json_schema"
-        self._url = config.base_url.rstrip("/") + "/chat/completions"
-        self._http = self._new_client()
+        self._openai = self._new_client()
 
     # -- LLMClient --------------------------------------------------------------------------
 
@@ -173,15 +269,30 @@ class OpenAIClient:
         return self._mode
 
     def close(self) -> None:
-        self._http.close()
+        self._openai.close()
 
-    @staticmethod
-    def _new_client() -> Any:
-        """Retries are ours (bounded, Retry-After honoured); no redirects (the key goes to
-        the configured host only)."""
+    def _new_client(self) -> openai.OpenAI:
+        """An ``openai`` client over a bounded transport. Retries are ours (bounded,
+        Retry-After honoured); no redirects (the key goes to the configured host only)."""
         import httpx
+        import openai
 
-        return httpx.Client(follow_redirects=False)
+        cfg = self._config
+        http = httpx.Client(
+            transport=_bounded_transport(cfg.base_url, cfg.timeout),
+            follow_redirects=False,
+            timeout=cfg.timeout,
+        )
+        # The installed openai types http_client as its own httpx fork's Client; it takes an
+        # httpx.Client too (the package we declare and bound).
+        client_arg: Any = http
+        return openai.OpenAI(
+            base_url=cfg.base_url,
+            api_key=self._secret or "no-key",
+            max_retries=0,
+            timeout=cfg.timeout,
+            http_client=client_arg,
+        )
 
     def complete(self, request: ChatRequest) -> ChatAnswer:
         t0 = time.perf_counter()
@@ -272,7 +383,7 @@ class OpenAIClient:
                     f"{self.endpoint}: LLM endpoint {exc} after {attempts} attempt(s)"
                     f" (timeout {cfg.timeout:g}s per request); {unreachable_hint(cfg.base_url)}"
                 ) from None
-            if status >= 400:
+            if not 200 <= status < 300:
                 if (
                     status in (400, 422, 501)
                     and self._mode == "json_schema"
@@ -285,9 +396,15 @@ class OpenAIClient:
                     self._sleep(min(cfg.retry_cap, wait if wait is not None else delay))
                     delay = min(cfg.retry_cap, delay * 2)
                     continue
+                moved = (
+                    "; redirects are not followed (the API key goes to the configured base_url"
+                    " only): set base_url to the endpoint's own address"
+                    if 300 <= status < 400
+                    else ""
+                )
                 raise LLMError(
                     f"{self.endpoint}: HTTP {status} from the LLM endpoint"
-                    f" after {attempts} attempt(s): {self._error_text(body)}"
+                    f" after {attempts} attempt(s): {self._error_text(body)}{moved}"
                 )
             content, model, counts = self._completion(status, body)
             usage[0] += counts[0]
@@ -298,17 +415,17 @@ class OpenAIClient:
         """POST ``payload`` to the chat completions route: status, headers and at most
         :data:`MAX_RESPONSE_BYTES` of body, all within ``[llm] timeout`` seconds in total.
 
-        httpx's timeouts hold per read, so an endpoint that drips its headers or body in a
-        byte at a time never trips them: the exchange runs on a worker thread, and at the
+        The transport cuts a body that drips in at the deadline, but headers dripping in are
+        read below it, a read at a time: the exchange runs on a worker thread, and at the
         deadline it is abandoned and its connections closed (a fresh client serves the next
         request)."""
         deadline = time.monotonic() + self._config.timeout
-        client = self._http
+        client = self._openai
         outcome: list[tuple[int, Mapping[str, str], bytes] | BaseException] = []
 
         def work() -> None:
             try:
-                outcome.append(self._exchange(client, payload, deadline))
+                outcome.append(self._exchange(client, payload))
             except BaseException as exc:  # handed to the caller, or dropped when abandoned
                 outcome.append(exc)
 
@@ -316,7 +433,7 @@ class OpenAIClient:
         worker.start()
         worker.join(max(0.0, deadline - time.monotonic()) + 0.05)
         if worker.is_alive() or not outcome:
-            self._http = self._new_client()
+            self._openai = self._new_client()
             client.close()  # the abandoned exchange fails at its next read
             raise _Timeout("timed out")
         found = outcome[0]
@@ -325,40 +442,40 @@ class OpenAIClient:
         return found
 
     def _exchange(
-        self, client: Any, payload: dict[str, Any], deadline: float
+        self, client: openai.OpenAI, payload: dict[str, Any]
     ) -> tuple[int, Mapping[str, str], bytes]:
-        """One POST through ``client``; the body is read up to the cap and the deadline."""
+        """One request through the ``openai`` client, its body taken raw (parsed by
+        :meth:`_completion`); an error status is returned like a success (:meth:`_send`
+        decides), and every ``openai`` exception is translated here."""
         import httpx
+        import openai
 
-        timeout = self._config.timeout
-        headers = {"Authorization": f"Bearer {self._secret or 'no-key'}"}
+        # The messages and response_format are plain dicts (any endpoint's wire format), not
+        # the package's TypedDicts.
+        create: Any = client.chat.completions.with_raw_response.create
         try:
-            with client.stream(
-                "POST", self._url, json=payload, headers=headers, timeout=timeout
-            ) as resp:
-                limit = MAX_RESPONSE_BYTES if resp.status_code < 400 else MAX_ERROR_BYTES
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in resp.iter_bytes():
-                    size += len(chunk)
-                    if size > limit:
-                        if resp.status_code >= 400:
-                            chunks.append(chunk[: max(0, limit - size + len(chunk))])
-                            break
-                        raise LLMError(
-                            f"{self.endpoint}: HTTP {resp.status_code} from the LLM endpoint: "
-                            f"answer larger than {limit} bytes (the cap); refused"
-                        )
-                    chunks.append(chunk)
-                    if time.monotonic() > deadline:
-                        raise _Timeout("timed out")
-                return resp.status_code, dict(resp.headers), b"".join(chunks)
-        except httpx.TimeoutException:
+            raw = create(**payload)
+            return raw.status_code, raw.headers, raw.content
+        except _TooLarge as exc:
+            raise LLMError(
+                f"{self.endpoint}: HTTP {exc.status} from the LLM endpoint: "
+                f"answer larger than {MAX_RESPONSE_BYTES} bytes (the cap); refused"
+            ) from None
+        except openai.APIStatusError as exc:
+            return exc.status_code, exc.response.headers, exc.response.content
+        except openai.APITimeoutError:
             raise _Timeout("timed out") from None
-        except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            kind = "cannot connect" if isinstance(exc, httpx.ConnectError) else "broke off"
-            raise _CannotConnect(kind) from None
-        except httpx.HTTPError as exc:
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, httpx.ConnectError):
+                raise _CannotConnect("cannot connect") from None
+            if isinstance(cause, httpx.RemoteProtocolError | httpx.ReadError):
+                raise _CannotConnect("broke off") from None
+            why = str(cause) if cause is not None else str(exc)
+            raise LLMError(
+                f"{self.endpoint}: LLM request failed: {excerpt(self._scrub(why))}"
+            ) from None
+        except openai.OpenAIError as exc:
             raise LLMError(
                 f"{self.endpoint}: LLM request failed: {excerpt(self._scrub(str(exc)))}"
             ) from None

@@ -33,6 +33,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
+from anchorpath._config import TOKEN_BUDGET
 from anchorpath._errors import AnchorpathError, LLMError
 from anchorpath._text import excerpt
 from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message
@@ -554,7 +555,7 @@ def propose(
     seeds: Sequence[SeedPage],
     fields: Sequence[FieldRequest] | None = None,
     *,
-    budget: int = 1500,
+    budget: int = TOKEN_BUDGET,
     perturbation_rounds: int = 1,
     max_fields: int = 12,
     reask: bool = True,

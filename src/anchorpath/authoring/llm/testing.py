@@ -46,7 +46,8 @@ MISBEHAVIOURS = (
     "off_schema",
     "empty",
     # the wire itself (issue 25): a 200 whose body is not a chat completion, one that drips
-    # in a byte at a time, one larger than any answer, an error body with escape sequences
+    # in a byte at a time, one larger than any answer, an error body with escape sequences,
+    # a redirect to another chat completions route (served, if a client followed it)
     "truncated",
     "html",
     "binary",
@@ -55,6 +56,7 @@ MISBEHAVIOURS = (
     "slow_headers",
     "huge",
     "escapes",
+    "redirect",
 )
 #: What the ``escapes`` error body says: an OSC title, a BEL and a forged line.
 ESCAPES_MESSAGE = "\x1b]0;pwned\x07\x07\nwrote /etc/cron.d/x\n\x1b[2J"
@@ -271,6 +273,9 @@ class _Handler(BaseHTTPRequestHandler):
                 chunk = b"A" * (1 << 20)
                 for _ in range(64):
                     self.wfile.write(chunk)
+        elif trick == "redirect":
+            where = f"http://127.0.0.1:{self.server.server_address[1]}/v1/moved/chat/completions"
+            self._send(307, {"error": {"message": "moved"}}, {"Location": where})
         else:  # escapes
             self._send(500, {"error": {"message": ESCAPES_MESSAGE, "type": "server_error"}})
 
@@ -298,7 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with owner.lock:
             owner.requests.append(body)
-            owner.auth_headers.append(self.headers.get("Authorization", ""))
+            owner.request_headers.append({k.lower(): v for k, v in self.headers.items()})
             trick = owner.queue.popleft() if owner.queue else None
         fmt = (body.get("response_format") or {}).get("type")
         if owner.reject_json_schema and fmt == "json_schema":
@@ -402,7 +407,8 @@ class FakeOpenAIServer:
         self.retry_after = retry_after
         self.hang = hang
         self.requests: list[dict[str, Any]] = []
-        self.auth_headers: list[str] = []
+        #: Each request's headers (names in lower case), in order.
+        self.request_headers: list[dict[str, str]] = []
         self.queue: deque[str] = deque()
         self.lock = threading.Lock()
         self._httpd: _Server | None = None

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from anchorpath._config import FIELD_TOKEN_BUDGET
 from anchorpath._errors import AuthoringError
 from anchorpath.authoring.repair.llm import repair_with_values
 from anchorpath.authoring.repair.result import RepairResult
@@ -174,7 +175,11 @@ class AnswerClient:
 
 
 def answer_repair(
-    result: RepairResult, answer: Answer, *, budget: int = 2500, mutation_seed: int = 0
+    result: RepairResult,
+    answer: Answer,
+    *,
+    budget: int = FIELD_TOKEN_BUDGET,
+    mutation_seed: int = 0,
 ) -> RepairResult:
     """Repair the page types the LLM-free ``result`` left unverified from ``answer``'s values,
     as ``--llm`` would from the model's (the answered pages of each page type are its seeds)."""

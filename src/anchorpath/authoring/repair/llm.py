@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from anchorpath._config import FIELD_TOKEN_BUDGET
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_page_type
 from anchorpath.authoring.repair.check import (
@@ -148,7 +149,7 @@ def llm_repair(
     result: RepairResult,
     client: Any,
     *,
-    budget: int = 2500,
+    budget: int = FIELD_TOKEN_BUDGET,
     perturbation_rounds: int = 1,
     mutation_seed: int = 0,
 ) -> RepairResult:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from anchorpath._config import FIELD_TOKEN_BUDGET
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage
 
@@ -70,7 +71,9 @@ class LLMValues:
     authoring (verbatim guard with one re-ask, perturbation grounding). Answers come from the
     response cache when they can; asking again bypasses it. Every call is in the ledger."""
 
-    def __init__(self, client: Any, *, budget: int = 2500, perturbation_rounds: int = 1) -> None:
+    def __init__(
+        self, client: Any, *, budget: int = FIELD_TOKEN_BUDGET, perturbation_rounds: int = 1
+    ) -> None:
         self.client = client
         self.budget = budget
         self.perturbation_rounds = perturbation_rounds
