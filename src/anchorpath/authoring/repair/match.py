@@ -134,6 +134,40 @@ def _support(rec: Mapping[str, Any], text: str, names: Iterable[str]) -> int:
     return n
 
 
+def _match_detail(
+    page: FailingPage,
+    good: Sequence[Mapping[str, Any]],
+    by_key: Mapping[str, Mapping[str, Any]],
+    key: Sequence[str] | None,
+    compiled_url: str,
+) -> None:
+    """A detail page's one last good record: the one of its URL, else the one its old record's
+    key names, else the one whose key values (and most other values) its text shows
+    (``key``: None when the page type lacks a key field)."""
+    pt = page.page_type
+    old = page.old.records[0] if page.old.records else None
+    want = _path_query(compiled_url)
+    same_url = [r for r in good if _path_query(str(r.get("_url", ""))) == want]
+    chosen: Mapping[str, Any] | None = same_url[0] if len(same_url) == 1 else None
+    if chosen is None and old is not None and key is not None:
+        k = key_of(old.values, key)
+        chosen = by_key.get(k) if k is not None else None
+    if chosen is None and key is not None:
+        found = [r for r in by_key.values() if _key_values_in_text(r, key, page.text) >= 0]
+        names = list(pt.fields)
+        found.sort(key=lambda r: -_support(r, page.text, names))
+        if len(found) == 1 or (
+            len(found) > 1
+            and _support(found[0], page.text, names) > _support(found[1], page.text, names)
+        ):
+            chosen = found[0]
+    if chosen is not None:
+        k = key_of(chosen, key) if key is not None else None
+        name = k if k is not None else f"url {want}"
+        page.matches.append((name, chosen))
+        page.old_by_key[name] = old
+
+
 def match_page(
     page: FailingPage,
     good: Sequence[Mapping[str, Any]],
@@ -149,27 +183,7 @@ def match_page(
             by_key.setdefault(k, rec)
     has_key = all(k in pt.fields for k in key)
     if pt.record_root is None:
-        old = page.old.records[0] if page.old.records else None
-        want = _path_query(compiled_url)
-        same_url = [r for r in good if _path_query(str(r.get("_url", ""))) == want]
-        chosen: Mapping[str, Any] | None = same_url[0] if len(same_url) == 1 else None
-        if chosen is None and old is not None and has_key:
-            k = key_of(old.values, key)
-            chosen = by_key.get(k) if k is not None else None
-        if chosen is None and has_key:
-            found = [r for r in by_key.values() if _key_values_in_text(r, key, page.text) >= 0]
-            names = list(pt.fields)
-            found.sort(key=lambda r: -_support(r, page.text, names))
-            if len(found) == 1 or (
-                len(found) > 1
-                and _support(found[0], page.text, names) > _support(found[1], page.text, names)
-            ):
-                chosen = found[0]
-        if chosen is not None:
-            k = key_of(chosen, key) if has_key else None
-            name = k if k is not None else f"url {want}"
-            page.matches.append((name, chosen))
-            page.old_by_key[name] = old
+        _match_detail(page, good, by_key, key if has_key else None, compiled_url)
         return
     if not has_key:
         return  # list records without their key cannot be paired one by one

@@ -44,7 +44,7 @@ import hashlib
 import json
 import shutil
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -131,6 +131,31 @@ def _failing_pages(
     return pages, good_by_type, notes
 
 
+def _changes(
+    n: str, pt: PageType, new_pt: PageType, attempt: Sequence[str], broken: Sequence[str]
+) -> list[FieldChange]:
+    """The fields of page type ``n`` the repair changed (a broken one even when its XPath
+    came back the same)."""
+    out = []
+    for name in attempt:
+        old_f, new_f = pt.fields[name], new_pt.fields[name]
+        if old_f.xpath == new_f.xpath and name not in broken:
+            continue
+        out.append(
+            FieldChange(
+                n,
+                name,
+                old_f.xpath,
+                new_f.xpath,
+                old_f.anchor,
+                new_f.anchor,
+                new_f.robustness,
+                new_f.fallbacks,
+            )
+        )
+    return out
+
+
 def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
     sf = bundle.selector
     pages, good_by_type, notes = _failing_pages(bundle)
@@ -193,22 +218,7 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
         notes += why
         repaired[n] = new_pt
         roots[n] = (pt.record_root, new_pt.record_root)
-        for name in attempt:
-            old_f, new_f = pt.fields[name], new_pt.fields[name]
-            if old_f.xpath == new_f.xpath and name not in names:
-                continue
-            changes.append(
-                FieldChange(
-                    n,
-                    name,
-                    old_f.xpath,
-                    new_f.xpath,
-                    old_f.anchor,
-                    new_f.anchor,
-                    new_f.robustness,
-                    new_f.fallbacks,
-                )
-            )
+        changes += _changes(n, pt, new_pt, attempt, names)
     new_sf = with_page_types(sf, repaired)
     verification = adoption_check(new_sf, sf, pages, good_by_type, good_pages, bundle)
     notes += navigation_notes(sf, bundle, pages)
