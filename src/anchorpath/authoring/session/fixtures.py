@@ -87,6 +87,36 @@ def _merge(
     return out
 
 
+def _follow_changes(
+    sf: SelectorFile,
+    target: Path,
+    fixture: Fixture,
+    page_type: str,
+    changed: Sequence[str],
+    updated: list[tuple[Path, str]],
+) -> None:
+    """Rewrite one existing fixture's expected records of ``page_type`` as ``sf`` now reads
+    them (only the ``changed`` fields); the file and its old text go to ``updated`` first, so
+    that a failure later restores it."""
+    if fixture.records is None:
+        return
+    try:  # only inside fixtures/ next to the file, as everywhere
+        page_path = fixture_path(target, fixture.page)
+        rec_path = fixture_path(target, fixture.records)
+    except OSError:
+        return
+    if not page_path.is_file() or not rec_path.is_file():
+        return
+    new = _records(sf, page_path.read_bytes(), fixture.url)
+    if not any(r.get("_page_type") == page_type for r in new):
+        return
+    old_text = rec_path.read_text(encoding="utf-8")
+    merged = _merge(json.loads(old_text), new, changed)
+    if merged != json.loads(old_text):
+        updated.append((rec_path, old_text))
+        _dump(rec_path, merged)
+
+
 def save_with_fixtures(
     sf: SelectorFile,
     target: Path,
@@ -110,23 +140,7 @@ def save_with_fixtures(
         folder.mkdir(parents=True, exist_ok=True)
         # Expected records of the page type's existing fixtures follow the session's changes.
         for f in fixtures:
-            if f.records is None:
-                continue
-            try:  # only inside fixtures/ next to the file, as everywhere
-                page_path = fixture_path(target, f.page)
-                rec_path = fixture_path(target, f.records)
-            except OSError:
-                continue
-            if not page_path.is_file() or not rec_path.is_file():
-                continue
-            new = _records(sf, page_path.read_bytes(), f.url)
-            if not any(r.get("_page_type") == page_type for r in new):
-                continue
-            old_text = rec_path.read_text(encoding="utf-8")
-            merged = _merge(json.loads(old_text), new, changed)
-            if merged != json.loads(old_text):
-                updated.append((rec_path, old_text))
-                _dump(rec_path, merged)
+            _follow_changes(sf, target, f, page_type, changed, updated)
         taken = {p.name for p in folder.iterdir()}
         k = 1
         for page in pages:
