@@ -281,9 +281,9 @@ def _print_next(result: RunResult, console: Console) -> None:
                 console.print(f"  [red]{_safe(name)}[/]: {_safe(line)}")
         for line in result.drift.structural:
             console.print(f"  [red]structure[/]: {_safe(line)}")
-    stop = (result.policy or {}).get("stop")
+    stop = result.policy.stop if result.policy is not None else None
     if result.verdict == "stopped" and stop:
-        for line in str(stop.get("diff") or "").splitlines():
+        for line in (stop.diff or "").splitlines():
             console.print(f"  [dim]{_safe(line)}[/]")
         console.print(
             "the site is refused until a person reviews this and runs: "

@@ -97,6 +97,7 @@ from anchorpath.runner.drift.gate import (
 )
 from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.drift.validate import RecordValidator
+from anchorpath.runner.header import Completion
 from anchorpath.runner.lock import SiteLock, lease_holds
 from anchorpath.runner.model import (
     Checkpoint,
@@ -105,7 +106,7 @@ from anchorpath.runner.model import (
     RecordEntry,
     extraction_notes,
 )
-from anchorpath.runner.policy.header import Completion, policy_header
+from anchorpath.runner.policy.header import policy_header
 from anchorpath.runner.policy.judge import Stop
 from anchorpath.runner.policy.observe import PolicySeen, Refusal, observe_terms
 from anchorpath.runner.policy.site import (
@@ -662,7 +663,7 @@ class Run:
             excluded=excluded,
             gone=tuple(cp.gone),
         )
-        result.policy = policy_header(sf, self.seen, completion, self.stop).to_dict()
+        result.policy = policy_header(sf, self.seen, completion, self.stop)
         result.change_rate = change_rate(self.store, sf.site.id)
         if verdict == "drift" and decision.drift is not None:
             result.bundle = write_bundle(

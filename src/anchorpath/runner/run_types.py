@@ -16,6 +16,7 @@ from typing import Any
 from anchorpath._config import Settings
 from anchorpath.runner.changerate import ChangeRate
 from anchorpath.runner.drift.check import DriftResult
+from anchorpath.runner.header import PolicyHeader
 from anchorpath.runner.lock import LockHolder
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict
@@ -132,8 +133,8 @@ class RunResult:
     accepted_by: str | None = None
     accepted_at: str | None = None
     #: the report's opening lines: basis, robots.txt, terms, completion rate, the stop
-    #: (``runner.policy.header.PolicyHeader.to_dict``)
-    policy: dict[str, Any] | None = None
+    #: (:class:`~anchorpath.runner.header.PolicyHeader`)
+    policy: PolicyHeader | None = None
 
     def counts(self) -> Counts:
         kinds = [e.kind for e in self.events]

@@ -1,85 +1,18 @@
-"""The lines every run report opens with: the permission basis, the robots.txt each origin
-was judged by (fetch time and sha256), the terms page's hash, the completion rate with its
-formula, and — for a ``stopped`` run — why, with the robots.txt diff.
-
-Completion rate = valid records ÷ URLs allowed and attempted (pages read, plus URLs that
-failed for another reason than robots.txt or 404/410); robots-excluded and 404/410 URLs are
-listed beside it, not counted."""
+"""The lines every run report opens with, built and rendered: the permission basis, the
+robots.txt each origin was judged by (fetch time and sha256), the terms page's hash, the
+completion rate with its formula, and — for a ``stopped`` run — why, with the robots.txt diff.
+The typed header itself (and the completion formula) is :mod:`anchorpath.runner.header`."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
+from anchorpath.runner.header import Completion, PolicyHeader, RobotsLine, StopLine, TermsLine
 from anchorpath.runner.policy.judge import Stop
 from anchorpath.runner.policy.observe import PolicySeen
 from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["Completion", "PolicyHeader", "header_html", "header_markdown", "policy_header"]
-
-FORMULA = "valid records ÷ URLs allowed and attempted"
-
-
-@dataclass(frozen=True)
-class Completion:
-    """The completion rate's parts."""
-
-    valid: int
-    attempted: int
-    excluded: tuple[str, ...] = ()
-    gone: tuple[str, ...] = ()
-
-    @property
-    def rate(self) -> float | None:
-        return round(self.valid / self.attempted, 4) if self.attempted else None
-
-    def line(self) -> str:
-        rate = "n/a" if self.rate is None else f"{self.rate:.2%}"
-        return (
-            f"{FORMULA} = {self.valid} ÷ {self.attempted} = {rate} "
-            f"(robots-excluded: {len(self.excluded)}, gone 404/410: {len(self.gone)}, "
-            "not counted)"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rate": self.rate,
-            "formula": FORMULA,
-            "valid_records": self.valid,
-            "urls_attempted": self.attempted,
-            "robots_excluded": list(self.excluded),
-            "gone": list(self.gone),
-            "line": self.line(),
-        }
-
-
-@dataclass(frozen=True)
-class PolicyHeader:
-    """What a run report opens with (see the module docstring)."""
-
-    basis: str | None
-    purpose: str | None
-    retention_days: int | None
-    store_raw: bool
-    robots: tuple[Mapping[str, Any], ...]
-    terms: Mapping[str, Any] | None
-    completion: Completion
-    stop: Mapping[str, Any] | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "basis": self.basis,
-            "purpose": self.purpose,
-            "retention_days": self.retention_days,
-            "store_raw": self.store_raw,
-            "robots": [dict(r) for r in self.robots],
-            "terms": dict(self.terms) if self.terms else None,
-            "completion": self.completion.to_dict(),
-            "stop": dict(self.stop) if self.stop else None,
-        }
+__all__ = ["header_html", "header_markdown", "policy_header"]
 
 
 def policy_header(
@@ -96,80 +29,72 @@ def policy_header(
         retention_days=policy.retention_days if policy else None,
         store_raw=policy.store_raw if policy else True,
         robots=tuple(
-            {
-                "origin": r.origin,
-                "kind": r.kind,
-                "fetched_at": r.fetched_at,
-                "sha256": r.sha256,
-                "detail": r.detail or None,
-            }
+            RobotsLine(r.origin, r.kind, r.fetched_at, r.sha256, r.detail or None)
             for r in seen.robots
         ),
-        terms=seen.terms.to_dict() if seen.terms else None,
+        terms=TermsLine(t.url, t.sha256, t.fetched_at, t.error) if (t := seen.terms) else None,
         completion=completion,
-        stop={"cause": stop.cause, "reason": stop.reason, "diff": stop.diff} if stop else None,
+        stop=StopLine(stop.cause, stop.reason, stop.diff) if stop else None,
     )
 
 
-def _robots_line(r: Mapping[str, Any]) -> str:
-    if r.get("kind") == "unreachable":
-        return f"robots.txt {r.get('origin')}: unreachable ({r.get('detail')})"
-    if r.get("kind") == "allow-all":
-        return f"robots.txt {r.get('origin')}: none (404/410), fetched {r.get('fetched_at')}"
-    return f"robots.txt {r.get('origin')}: fetched {r.get('fetched_at')}, sha256 {r.get('sha256')}"
+def _robots_line(r: RobotsLine) -> str:
+    if r.kind == "unreachable":
+        return f"robots.txt {r.origin}: unreachable ({r.detail})"
+    if r.kind == "allow-all":
+        return f"robots.txt {r.origin}: none (404/410), fetched {r.fetched_at}"
+    return f"robots.txt {r.origin}: fetched {r.fetched_at}, sha256 {r.sha256}"
 
 
-def _lines(h: Mapping[str, Any]) -> list[str]:
-    lines = [f"basis: {h.get('basis') or 'NOT RECORDED'}"]
-    if h.get("purpose"):
-        lines.append(f"purpose: {h['purpose']}")
-    robots: Sequence[Mapping[str, Any]] = h.get("robots") or []
-    lines += [_robots_line(r) for r in robots] or ["robots.txt: not read by this run"]
-    terms = h.get("terms")
-    if terms:
-        what = f"sha256 {terms.get('sha256')}" if terms.get("sha256") else terms.get("error")
-        lines.append(f"terms {terms.get('url')}: {what}")
-    completion = h.get("completion") or {}
-    lines.append(f"completion rate: {completion.get('line', 'n/a')}")
-    if h.get("retention_days"):
-        lines.append(f"retention: {h['retention_days']} days")
-    if h.get("store_raw") is False:
+def _lines(h: PolicyHeader) -> list[str]:
+    lines = [f"basis: {h.basis or 'NOT RECORDED'}"]
+    if h.purpose:
+        lines.append(f"purpose: {h.purpose}")
+    lines += [_robots_line(r) for r in h.robots] or ["robots.txt: not read by this run"]
+    if h.terms:
+        what = f"sha256 {h.terms.sha256}" if h.terms.sha256 else h.terms.error
+        lines.append(f"terms {h.terms.url}: {what}")
+    lines.append(f"completion rate: {h.completion.line()}")
+    if h.retention_days:
+        lines.append(f"retention: {h.retention_days} days")
+    if not h.store_raw:
         lines.append("raw pages: not kept (store_raw: false)")
     return lines
 
 
-def header_markdown(h: Mapping[str, Any] | None) -> list[str]:
+def header_markdown(h: PolicyHeader | None) -> list[str]:
     """The header as Markdown lines (a bullet list, then the stop and its diff)."""
-    if not h:
+    if h is None:
         return []
     out = [f"- {line}" for line in _lines(h)]
-    completion = h.get("completion") or {}
-    for what, key in (("robots-excluded", "robots_excluded"), ("gone (404/410)", "gone")):
-        urls = completion.get(key) or []
+    for what, urls in (
+        ("robots-excluded", h.completion.excluded),
+        ("gone (404/410)", h.completion.gone),
+    ):
         if urls:
-            out.append(f"- {what}: " + ", ".join(str(u) for u in urls[:20]))
-    stop = h.get("stop")
+            out.append(f"- {what}: " + ", ".join(urls[:20]))
+    stop = h.stop
     if stop:
-        out += ["", f"**Stopped ({stop.get('cause')}):** {stop.get('reason')}", ""]
-        if stop.get("diff"):
-            out += ["```diff", str(stop["diff"]), "```"]
+        out += ["", f"**Stopped ({stop.cause}):** {stop.reason}", ""]
+        if stop.diff:
+            out += ["```diff", stop.diff, "```"]
         out.append("Lift the stop after review: `anchorpath resume SITE --by NAME --reason TEXT`")
     return [*out, ""]
 
 
-def header_html(h: Mapping[str, Any] | None) -> list[str]:
+def header_html(h: PolicyHeader | None) -> list[str]:
     """The header as HTML (a list, then the stop and its diff)."""
-    if not h:
+    if h is None:
         return []
     out = ["<ul class=policy>"]
     out += [f"<li>{html.escape(line)}</li>" for line in _lines(h)]
     out.append("</ul>")
-    stop = h.get("stop")
+    stop = h.stop
     if stop:
         out.append(
-            f"<p class=stopped><b>Stopped ({html.escape(str(stop.get('cause')))}):</b> "
-            f"{html.escape(str(stop.get('reason')))}</p>"
+            f"<p class=stopped><b>Stopped ({html.escape(stop.cause)}):</b> "
+            f"{html.escape(stop.reason)}</p>"
         )
-        if stop.get("diff"):
-            out.append(f"<pre>{html.escape(str(stop['diff']))}</pre>")
+        if stop.diff:
+            out.append(f"<pre>{html.escape(stop.diff)}</pre>")
     return out

@@ -18,6 +18,7 @@ from typing import Any
 from anchorpath.runner.changerate import ChangeRate
 from anchorpath.runner.drift.check import DriftResult
 from anchorpath.runner.drift.stats import RunStats
+from anchorpath.runner.header import PolicyHeader
 from anchorpath.runner.run_types import Counts
 from anchorpath.runner.store.database import Event
 from anchorpath.runner.verdict import Verdict, parse_verdict
@@ -62,8 +63,8 @@ class RunReport:
     site: str
     verdict: Verdict
     #: what the report opens with: basis, robots.txt, terms, completion, the stop (the JSON
-    #: of :class:`anchorpath.runner.policy.header.PolicyHeader`, which renders it)
-    policy: Mapping[str, Any] | None = None
+    #: (rendered by :mod:`anchorpath.runner.policy.header`)
+    policy: PolicyHeader | None = None
     reason: str | None = None
     selector_version: int | None = None
     renderer: str | None = None
@@ -120,7 +121,7 @@ class RunReport:
             "run_id": self.run_id,
             "site": self.site,
             "verdict": self.verdict,
-            "policy": dict(self.policy) if self.policy is not None else None,
+            "policy": self.policy.to_dict() if self.policy is not None else None,
             "reason": self.reason,
             "selector_version": self.selector_version,
             "renderer": self.renderer,
@@ -169,7 +170,7 @@ class RunReport:
             run_id=str(d["run_id"]),
             site=str(d["site"]),
             verdict=parse_verdict(d.get("verdict"), "report.json"),
-            policy=mapping("policy") or None,
+            policy=PolicyHeader.from_dict(mapping("policy")) if mapping("policy") else None,
             reason=text("reason"),
             selector_version=version if isinstance(version, int) else None,
             renderer=text("renderer"),
