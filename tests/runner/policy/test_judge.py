@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from anchorpath.fetch.robots_policy import RobotsSeen
+from anchorpath.runner.header import TermsLine
 from anchorpath.runner.policy.judge import judge, robots_diff
-from anchorpath.runner.policy.observe import PolicySeen, Refusal, TermsSeen
+from anchorpath.runner.policy.observe import PolicySeen, Refusal
 
 ORIGIN = "https://example.org"
 OPEN = RobotsSeen(
@@ -44,11 +45,11 @@ def test_a_robots_change_that_keeps_access_does_not_stop() -> None:
 
 
 def test_terms_change_stops_and_a_first_terms_read_does_not() -> None:
-    seen = PolicySeen(terms=TermsSeen(f"{ORIGIN}/terms", "d" * 64))
+    seen = PolicySeen(terms=TermsLine(f"{ORIGIN}/terms", "d" * 64))
     assert _judge(seen) is None
     stop = _judge(seen, previous_terms="e" * 64)
     assert stop is not None and stop.cause == "terms-changed"  # type: ignore[attr-defined]
-    failed = PolicySeen(terms=TermsSeen(f"{ORIGIN}/terms", None, error="FetchFailed: 503"))
+    failed = PolicySeen(terms=TermsLine(f"{ORIGIN}/terms", None, error="FetchFailed: 503"))
     assert _judge(failed, previous_terms="e" * 64) is None  # unreachable is not changed
 
 
@@ -87,7 +88,7 @@ def test_previous_keeps_the_last_readable_robots_and_the_failing_streak(tmp_path
     ]
     with Store(tmp_path / "s.sqlite") as store:
         for run_id, at, robots, terms in rows:
-            seen = PolicySeen(robots=robots, terms=TermsSeen("t", terms) if terms else None)
+            seen = PolicySeen(robots=robots, terms=TermsLine("t", terms) if terms else None)
             record_policy(store, run_id=run_id, site="s", at=at, seen=seen.to_dict())
         before = previous(store, "s")
     assert before.robots[ORIGIN].sha256 == OPEN.sha256 and before.terms == "a" * 64

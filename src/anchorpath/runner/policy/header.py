@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 
-from anchorpath.runner.header import Completion, PolicyHeader, RobotsLine, StopLine, TermsLine
+from anchorpath.runner.header import Completion, PolicyHeader, RobotsLine, StopLine
 from anchorpath.runner.policy.judge import Stop
 from anchorpath.runner.policy.observe import PolicySeen
 from anchorpath.selectors.model import SelectorFile
@@ -32,7 +32,7 @@ def policy_header(
             RobotsLine(r.origin, r.kind, r.fetched_at, r.sha256, r.detail or None)
             for r in seen.robots
         ),
-        terms=TermsLine(t.url, t.sha256, t.fetched_at, t.error) if (t := seen.terms) else None,
+        terms=seen.terms,
         completion=completion,
         stop=StopLine(stop.cause, stop.reason, stop.diff) if stop else None,
     )

@@ -15,32 +15,10 @@ from typing import Any
 from anchorpath._errors import AnchorpathError
 from anchorpath.fetch.protocol import Fetcher
 from anchorpath.fetch.robots_policy import RobotsSeen
+from anchorpath.runner.header import TermsLine
 from anchorpath.selectors.evaluate import parse_html
 
-__all__ = ["PolicySeen", "Refusal", "TermsSeen", "observe_terms", "terms_digest"]
-
-
-@dataclass(frozen=True)
-class TermsSeen:
-    """The terms page (``policy.terms_url``) as this run fetched it: the sha256 of its
-    visible text (whitespace folded, so a re-indented page is the same page), or the error."""
-
-    url: str
-    sha256: str | None = None
-    fetched_at: str | None = None
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "url": self.url,
-            "sha256": self.sha256,
-            "fetched_at": self.fetched_at,
-            "error": self.error,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TermsSeen:
-        return cls(str(d["url"]), d.get("sha256"), d.get("fetched_at"), d.get("error"))
+__all__ = ["PolicySeen", "Refusal", "observe_terms", "terms_digest"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +41,7 @@ class PolicySeen:
     """One run's observations: robots.txt per origin, the terms page, robots-excluded URLs."""
 
     robots: list[RobotsSeen] = field(default_factory=list)
-    terms: TermsSeen | None = None
+    terms: TermsLine | None = None
     excluded: list[str] = field(default_factory=list)
     refusal: Refusal | None = None
     #: the crawl did not start: the terms page changed since the last run
@@ -81,7 +59,7 @@ class PolicySeen:
         terms = d.get("terms")
         return cls(
             robots=[RobotsSeen.from_dict(r) for r in d.get("robots") or []],
-            terms=TermsSeen.from_dict(terms) if terms else None,
+            terms=TermsLine.from_dict(terms) if terms else None,
         )
 
 
@@ -98,11 +76,11 @@ def terms_digest(body: bytes, charset: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def observe_terms(fetcher: Fetcher, url: str) -> TermsSeen:
+def observe_terms(fetcher: Fetcher, url: str) -> TermsLine:
     """Fetch the terms page (politely, archived, unconditionally) and hash its text; an error
     is recorded, never raised (an unreachable terms page is not a changed one)."""
     try:
         res = fetcher.fetch(url, conditional=False)
     except AnchorpathError as exc:
-        return TermsSeen(url, None, _now(), f"{type(exc).__name__}: {exc}")
-    return TermsSeen(url, terms_digest(res.body, res.charset), _now())
+        return TermsLine(url, None, _now(), f"{type(exc).__name__}: {exc}")
+    return TermsLine(url, terms_digest(res.body, res.charset), _now())
