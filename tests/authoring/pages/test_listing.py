@@ -182,3 +182,39 @@ def test_empty_and_ad_rows_between_records_are_left_out_and_said() -> None:
     assert any("no text or an ad frame" in p for p in res.problems)
     got = extract(_site(res), _spacers_and_ad_slots(3), "https://shop.test/s?q=3")
     assert [r.values["title"] for r in got] == [f"Book 3-{n}" for n in range(1, 7)]
+
+
+def _covers_some_rows_lack(p: int) -> str:
+    """Rows whose title is both a cover image's ``alt`` and the heading link's text; the
+    rows after the examples have no cover."""
+    rows = []
+    for n in range(1, 8):
+        cover = (
+            f'<a data-kind="game" href="/g{n}"><div><img src="/c{n}.jpg" alt="Game {p}-{n}">'
+            "</div></a>"
+            if n <= 4
+            else f'<a data-kind="game" href="/g{n}"><div><span>no image</span></div></a>'
+        )
+        rows.append(f'<li>{cover}<div><h4><a href="/g{n}">Game {p}-{n}</a></h4></div></li>')
+    return f"<html><body><ul id='results'>{''.join(rows)}</ul></body></html>"
+
+
+def test_the_title_every_row_has_wins_over_a_cover_some_rows_lack(tmp_path: Path) -> None:
+    """Rule: among the XPaths reproducing the examples, the one with a value on more of the
+    record rows wins: the CLI's default key then identifies every record (exit 0)."""
+    seeds, ex = [], {}
+    for p in (1, 2):
+        f = tmp_path / f"p{p}.html"
+        f.write_text(_covers_some_rows_lack(p), encoding="utf-8")
+        seeds += ["--seed", str(f), "--seed-url", f"https://games.test/search?q=k{p}"]
+        ex[str(f)] = {"title": [f"Game {p}-{n}" for n in (1, 2, 3)]}
+    exf = tmp_path / "ex.json"
+    exf.write_text(json.dumps(ex), encoding="utf-8")
+    out = tmp_path / "sel"
+    args = ["author", "new-site", "games", *seeds, "--examples", str(exf), "--list-page"]
+    res = CliRunner().invoke(main, [*args, "--yes", "--selectors", str(out)])
+    assert res.exit_code == 0, res.output
+    sf = load_selector_file(out / "games.json")
+    assert "@alt" not in sf.page_types["list"].fields["title"].xpath
+    got = extract(sf, _covers_some_rows_lack(3), "https://games.test/search?q=k3")
+    assert [r.values["title"] for r in got] == [f"Game 3-{n}" for n in range(1, 8)]

@@ -43,7 +43,7 @@ from anchorpath.authoring.scoring.choose import (
     same_everywhere,
 )
 from anchorpath.authoring.scoring.mutate import Mutant, mutate_tree
-from anchorpath.authoring.scoring.verify import Expectation, compiled
+from anchorpath.authoring.scoring.verify import Expectation, Scored, compiled, read_values
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.model import FieldSpec, Normalize
 
@@ -90,13 +90,14 @@ def author_list(
     ]
     root_xpath = _best_root(ok_roots, counts, mutants, similar, probe).xpath
     problems += _count_report(seeds, counts[root_xpath], similar)
+    rows = [r for d in docs for r in _elements(_xpath(root_xpath)(d))]
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
     for f in fields:
         if f.name not in names:
             continue
         rep, spec, field_problems = _author_field(
-            f, seeds, grounded, roots, values, mutants, strict=strict
+            f, seeds, grounded, roots, values, mutants, rows, strict=strict
         )
         reports[f.name] = rep
         problems += field_problems
@@ -288,6 +289,13 @@ def _count_report(seeds: Sequence[SeedPage], found: list[int], similar: list[int
     return out
 
 
+def _xpath(expr: str) -> etree.XPath:
+    """``expr`` compiled (one the authoring generated and evaluated already)."""
+    xp = compiled(expr)
+    assert xp is not None
+    return xp
+
+
 def _elements(res: object) -> list[etree._Element]:
     return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
 
@@ -441,11 +449,16 @@ def _author_field(
     roots: list[list[etree._Element]],
     values: _Values,
     mutants: list[list[Mutant]],
+    rows: list[etree._Element],
     *,
     strict: bool,
 ) -> tuple[FieldReport, FieldSpec | None, list[str]]:
     """One field's XPath relative to the record roots: its report, its spec (None when no
-    candidate reproduces the examples; an error when ``strict``) and its problems."""
+    candidate reproduces the examples; an error when ``strict``) and its problems.
+
+    Rule: among the XPaths that reproduce the examples, the one giving a value on more of the
+    seeds' record rows (``rows``, all the record root selects) wins, then the usual ranking:
+    a cover image's ``alt`` that some rows lack loses to the link text every row has."""
     cands = _field_candidates(f.name, grounded, roots, values)
     seed_exps = [
         [
@@ -471,6 +484,9 @@ def _author_field(
         ]
 
     best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps, most=True)
+    if best is not None:
+        ranked = _by_row_coverage(ranked, rows)
+        best = ranked[0]
     rep = field_report(f, best, ranked, len(cands), probs)
     if best is not None and not best.all_ok:
         rep = replace(rep, warnings=(probs[0], *rep.warnings))
@@ -484,6 +500,20 @@ def _author_field(
     same = same_everywhere(f.name, flat)
     rep = replace(rep, problems=rep.problems + tuple(same))
     return rep, field_spec(f, rep, flat), problems + same
+
+
+def _by_row_coverage(ranked: list[Scored], rows: Sequence[etree._Element]) -> list[Scored]:
+    """``ranked`` ordered by the number of ``rows`` on which the candidate reads a non-empty
+    value, most first (a stable sort: the ranking decides among equals)."""
+
+    def covered(s: Scored) -> int:
+        n = 0
+        for row in rows:
+            got = read_values(s.candidate.xpath, row, s.candidate.normalize)
+            n += bool(got and got[0])
+        return n
+
+    return sorted(ranked, key=lambda s: -covered(s))
 
 
 def _field_candidates(
