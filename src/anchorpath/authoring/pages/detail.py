@@ -23,6 +23,7 @@ from anchorpath.authoring.candidates.ground import (
 from anchorpath.authoring.candidates.scoping import scoped_variants
 from anchorpath.authoring.candidates.xpath_common import XCandidate, value_suffix
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.pages.records import root_candidates
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.scoring.choose import (
@@ -46,13 +47,12 @@ def author_detail(
     idx: list[DocIndex],
     fields: Sequence[FieldRequest],
     ex: list[Mapping[str, Any]],
+    options: AuthoringOptions,
     *,
-    mutation_seed: int,
-    operators: Sequence[str] | None,
-    strict: bool,
     read_nodes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
-    """Specs, reports and problems for the fields of a detail page type.
+    """Specs, reports and problems for the fields of a detail page type (``options``: strict,
+    the mutation operators and their RNG seed).
 
     ``read_nodes`` (seed source -> field -> element path) names the node a reader was shown to
     read a value at (LLM perturbation grounding): on that seed, that field is grounded there
@@ -89,7 +89,7 @@ def author_detail(
                     if note:
                         problems.append(note)
             except GroundingError as exc:
-                if strict:
+                if options.strict:
                     raise
                 problems.append(str(exc))
                 per_seed = []
@@ -137,8 +137,8 @@ def author_detail(
             mutate_tree(
                 doc,
                 targets=targets,
-                operators=operators,
-                seed=mutation_seed + i,
+                operators=options.operators,
+                seed=options.mutation_seed + i,
                 list_targets=[x for x in items if x not in targets],
             )
         )
@@ -189,7 +189,7 @@ def author_detail(
         best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps)
         rep = field_report(f, best, ranked, len(cands), probs)
         if best is None:
-            if strict:
+            if options.strict:
                 raise AuthoringError(probs[0])
             problems += probs
             reports[f.name] = rep
