@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from anchorpath._config import TOKEN_BUDGET
 from anchorpath._errors import AnchorpathError, BundleError
 from anchorpath.prune import PrunedPage, fit_budget, prune_page, template_chunks
 from anchorpath.prune.budget import field_terms
@@ -57,9 +58,8 @@ __all__ = [
 BUNDLE_DIR = "bundle"
 #: ``format`` of ``bundle.json``; a reader refuses any other.
 BUNDLE_FORMAT = "anchorpath.bundle.v1"
-#: Failing pages shown in ``prompt.md``, and the Markdown tokens each may take.
+#: Failing pages shown in ``prompt.md`` (each within ``[llm] token_budget``'s default).
 PROMPT_PAGES = 3
-PROMPT_BUDGET = 1500
 
 
 def repair_command(site: str, bundle: Path) -> str:
@@ -401,7 +401,7 @@ def repair_prompt(
     """A ready re-authoring prompt (Markdown) for a person or any model: the broken fields with
     the XPaths that stopped working and their last good values, and up to
     :data:`PROMPT_PAGES` failing pages (those with a last good record first) as pruned Markdown
-    within :data:`PROMPT_BUDGET` tokens each, with the answer format."""
+    within :data:`~anchorpath._config.TOKEN_BUDGET` tokens each, with the answer format."""
     try:
         sf = parse_selector_data(json.loads(selector.decode("utf-8")), "selector.json")
     except (AnchorpathError, ValueError) as exc:
@@ -466,7 +466,7 @@ def repair_prompt(
         if page is None:
             lines += ["(the page could not be parsed)", ""]
         else:
-            fitted = fit_budget(page, PROMPT_BUDGET, terms, template)
+            fitted = fit_budget(page, TOKEN_BUDGET, terms, template)
             lines += [_fence(fitted.markdown), ""]
         answer[url] = {n: (["…", "…"] if is_list else "…") for n in names}
     lines += [

@@ -23,6 +23,7 @@ from anchorpath.authoring.candidates.ground import (
 from anchorpath.authoring.candidates.scoping import scoped_variants
 from anchorpath.authoring.candidates.xpath_common import XCandidate, value_suffix
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.pages.records import root_candidates
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.scoring.choose import (
@@ -46,13 +47,12 @@ def author_detail(
     idx: list[DocIndex],
     fields: Sequence[FieldRequest],
     ex: list[Mapping[str, Any]],
+    options: AuthoringOptions,
     *,
-    mutation_seed: int,
-    operators: Sequence[str] | None,
-    strict: bool,
     read_nodes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[dict[str, FieldSpec], dict[str, FieldReport], list[str]]:
-    """Specs, reports and problems for the fields of a detail page type.
+    """Specs, reports and problems for the fields of a detail page type (``options``: strict,
+    the mutation operators and their RNG seed).
 
     ``read_nodes`` (seed source -> field -> element path) names the node a reader was shown to
     read a value at (LLM perturbation grounding): on that seed, that field is grounded there
@@ -63,11 +63,11 @@ def author_detail(
     grounded: dict[str, list[list[Target]]] = {}
     wants: dict[str, list[Any]] = {}
     for f in fields:
-        found = _ground_field(f, seeds, idx, ex, strict, read_nodes, problems, list_targets)
+        found = _ground_field(f, seeds, idx, ex, options, read_nodes, problems, list_targets)
         if found is not None:
             grounded[f.name], wants[f.name] = found
     types = {f.name: f.type for f in fields}
-    mutants = _mutants(docs, grounded, types, list_targets, operators, mutation_seed)
+    mutants = _mutants(docs, grounded, types, list_targets, options)
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
     for f in fields:
@@ -95,7 +95,7 @@ def author_detail(
         best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps)
         rep = field_report(f, best, ranked, len(cands), probs)
         if best is None:
-            if strict:
+            if options.strict:
                 raise AuthoringError(probs[0])
             problems += probs
             reports[f.name] = rep
@@ -116,7 +116,7 @@ def _ground_field(
     seeds: Sequence[SeedPage],
     idx: list[DocIndex],
     ex: list[Mapping[str, Any]],
-    strict: bool,
+    options: AuthoringOptions,
     read_nodes: Mapping[str, Mapping[str, str]] | None,
     problems: list[str],
     list_targets: dict[tuple[str, int], list[list[Target]]],
@@ -146,7 +146,7 @@ def _ground_field(
             else:
                 ts = _ground_one(f, s, ix, want, read_nodes, problems)
         except GroundingError as exc:
-            if strict:
+            if options.strict:
                 raise
             problems.append(str(exc))
             return None
@@ -190,10 +190,10 @@ def _mutants(
     grounded: Mapping[str, list[list[Target]]],
     types: Mapping[str, str],
     list_targets: Mapping[tuple[str, int], list[list[Target]]],
-    operators: Sequence[str] | None,
-    mutation_seed: int,
+    options: AuthoringOptions,
 ) -> list[list[Any]]:
-    """One mutation set per seed, clustered around the best-looking target of every field."""
+    """One mutation set per seed, clustered around the best-looking target of every field
+    (``options``: the mutation operators and their RNG seed)."""
     mutants: list[list[Any]] = []
     for i, doc in enumerate(docs):
         # List fields are left out: a sibling inserted next to a list item *is* a new item.
@@ -220,8 +220,8 @@ def _mutants(
             mutate_tree(
                 doc,
                 targets=targets,
-                operators=operators,
-                seed=mutation_seed + i,
+                operators=options.operators,
+                seed=options.mutation_seed + i,
                 list_targets=[x for x in items if x not in targets],
             )
         )
