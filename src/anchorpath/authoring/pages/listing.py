@@ -26,6 +26,7 @@ from anchorpath.authoring.candidates.xpath_common import (
     stable_classes,
 )
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.pages.records import (
     RootCandidate,
     induce_roots,
@@ -60,12 +61,10 @@ def author_list(
     idx: list[DocIndex],
     fields: Sequence[FieldRequest],
     ex: list[Mapping[str, Any]],
-    *,
-    mutation_seed: int,
-    operators: Sequence[str] | None,
-    strict: bool,
+    options: AuthoringOptions,
 ) -> ListAuthored:
-    """Record-root XPath, specs, reports, problems and shortfalls for a list page type.
+    """Record-root XPath, specs, reports, problems and shortfalls for a list page type
+    (``options``: strict, the mutation operators and their RNG seed).
 
     Phases: read the example records, ground their values, induce the record roots, choose
     the record-root XPath (verified on the seeds, scored under mutations around the records),
@@ -76,6 +75,7 @@ def author_list(
     """
     values = _record_values(seeds, ex, fields)
     names = [f.name for f in fields if any(f.name in v for v in values)]
+    strict = options.strict
     grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
     shortfalls: list[str] = []
     roots = _record_roots(seeds, grounded, names, values, shortfalls)
@@ -85,9 +85,7 @@ def author_list(
     seeds, docs = [seeds[i] for i in keep], [docs[i] for i in keep]
     grounded, values = [grounded[i] for i in keep], [values[i] for i in keep]
     roots, probe, ok_roots, counts = [roots[i] for i in keep], fit.probe, fit.ok, fit.counts
-    mutants = _record_mutants(
-        docs, grounded, roots, operators=operators, mutation_seed=mutation_seed
-    )
+    mutants = _record_mutants(docs, grounded, roots, options)
     similar = [
         similar_records(d, rr, probe) if probe else len(rr)
         for d, rr in zip(docs, roots, strict=True)
@@ -497,9 +495,7 @@ def _record_mutants(
     docs: list[etree._Element],
     grounded: _Grounded,
     roots: list[list[etree._Element]],
-    *,
-    operators: Sequence[str] | None,
-    mutation_seed: int,
+    options: AuthoringOptions,
 ) -> list[list[Mutant]]:
     """Per seed, the synthetic mutations around the records and their value nodes."""
     mutants = []
@@ -507,7 +503,11 @@ def _record_mutants(
         targets = [t[0].element for rec in grounded[i] for t in rec.values() if t]
         mutants.append(
             mutate_tree(
-                doc, targets=targets, records=roots[i], operators=operators, seed=mutation_seed + i
+                doc,
+                targets=targets,
+                records=roots[i],
+                operators=options.operators,
+                seed=options.mutation_seed + i,
             )
         )
     return mutants
