@@ -369,12 +369,13 @@ def new_site(
         starts = None if unrunnable else start_urls or None
         decisions: tuple[str, ...] = ()
         key_changed = False
+        key_gaps: str | None = None
         if existing is not None:
             ext = add_page_type(existing, result, key=keys or None, start_urls=starts)
             sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
             key_why = "--key" if keys else f"kept from version {existing.version}"
         else:
-            key, key_why = (keys, "--key") if keys else _default_key(result, yes)
+            key, key_why, key_gaps = (keys, "--key", None) if keys else _default_key(result, yes)
             sf = assemble_site(name, [result], key=key, start_urls=starts)
         if unrunnable:
             sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
@@ -450,9 +451,10 @@ def new_site(
     _warn_unrunnable(target, unrunnable, urls_unknown)
     if failed:
         click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
-    for short in result.shortfalls:
+    shortfalls = [*result.shortfalls, *([key_gaps] if key_gaps else [])]
+    for short in shortfalls:
         click.echo(terminal_safe(f"partial: {short}"), err=True)
-    if failed or result.shortfalls:
+    if failed or shortfalls:
         sys.exit(EXIT_PARTIAL)
 
 
@@ -537,15 +539,18 @@ def _site_id(name: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
 
 
-def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
-    """The key of a new site without --key: a field unique on every distinct seed record,
-    else the smallest combination of fields that is (under --yes taken, at a terminal offered
-    as the answer), else asked for at a terminal, else an error naming the repeats."""
+def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str, str | None]:
+    """The key of a new site without --key, why, and why it leaves some seed records without
+    a key (None: it does not): a field unique on every distinct seed record, else the
+    smallest combination of fields that is, else the first field if only records without a
+    value fault it (under --yes taken, at a terminal offered as the answer), else asked for
+    at a terminal, else an error naming the repeats."""
     from anchorpath.authoring.key import default_key
 
     choice = default_key(result)
-    if choice.key is not None and not (choice.combined and _interactive(yes)):
-        return choice.key, choice.why
+    offered = choice.combined or choice.gaps is not None
+    if choice.key is not None and not (offered and _interactive(yes)):
+        return choice.key, choice.why, choice.gaps
     if choice.key is None and not _interactive(yes):
         raise AuthoringError(choice.refusal())
     names = list(result.page_type.fields)
@@ -557,10 +562,10 @@ def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
         )
         key = tuple(k.strip() for k in answer.split(",") if k.strip())
         if key == choice.key:
-            return key, choice.why
+            return key, choice.why, choice.gaps
         unknown = [k for k in key if k not in names]
         if key and not unknown:
-            return key, "chosen at the prompt"
+            return key, "chosen at the prompt", None
         if not key:
             click.echo("no key field given", err=True)
             continue
