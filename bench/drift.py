@@ -81,6 +81,7 @@ from typing import Any
 
 from lxml import etree
 
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.runner.drift.check import baseline_window, check_drift, seed_baseline
 from anchorpath.runner.drift.stats import RunStats, field_stats, merge_stats
 from anchorpath.selectors.evaluate import (
@@ -418,8 +419,7 @@ def webevo_authored_cases(webevo: Sequence[Case]) -> tuple[list[Case], list[str]
                 [seed_from_html(body, url, source="target")],
                 [FieldRequest(k) for k in values],
                 {"target": values},
-                list_page=False,
-                strict=False,
+                AuthoringOptions(list_page=False, strict=False),
             )
         except Exception as exc:
             problems.append(f"{case.name}: authoring failed: {type(exc).__name__}: {exc}")

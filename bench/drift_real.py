@@ -66,6 +66,7 @@ from lxml import etree
 from anchorpath._config import FetchConfig, Settings
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_site
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.fetch.testing import FaultServer, ok
@@ -192,8 +193,8 @@ def author_case(
             [s for _, s in seeds],
             fields,
             examples,
+            AuthoringOptions(strict=False),
             key=("headline",),
-            strict=False,
         )
     except AnchorpathError as exc:
         return f"{site}/{year}: authoring failed: {exc}"

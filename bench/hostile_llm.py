@@ -77,7 +77,7 @@ def run(n: int) -> dict[str, Any]:
         )
         t0 = time.perf_counter()
         try:
-            out = author_with_llm("shop", seeds, client, fields)
+            out = author_with_llm("shop", seeds, client, fields, LLMConfig())
             authored = ", ".join(out.result.page_type.fields) if out.result else "-"
         except AnchorpathError as exc:
             authored = f"error: {str(exc)[:60]}"

@@ -62,6 +62,7 @@ WORKER = HERE / "_autoscraper_worker.py"
 RESULTS = HERE / "RESULTS.md"
 N_EXAMPLES = 3
 
+from anchorpath.authoring.options import AuthoringOptions  # noqa: E402
 from anchorpath.selectors.evaluate import extract, parse_html  # noqa: E402
 from anchorpath.selectors.model import SelectorFile  # noqa: E402
 
@@ -803,7 +804,7 @@ def run_webevo(root: Path, n_fields: int = 5) -> list[str]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = author_page_type(seeds, fields, ex, strict=False)
+                res = author_page_type(seeds, fields, ex, AuthoringOptions(strict=False))
             sf = assemble_site(site_dir.name, [res])
             got = extract(sf, texts[-1], seeds[0].url)[0].values
         except Exception as exc:  # report and go on

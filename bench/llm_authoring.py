@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from anchorpath.authoring.llm import CachedClient, Ledger, author_with_llm  # no
 from anchorpath.authoring.llm.openai_client import OpenAIClient  # noqa: E402
 from anchorpath.authoring.llm.propose import value_request  # noqa: E402
 from anchorpath.authoring.llm.testing import FakeOpenAIServer, TruthModel  # noqa: E402
+from anchorpath.authoring.options import AuthoringOptions  # noqa: E402
 from anchorpath.authoring.reports import FieldRequest  # noqa: E402
 from anchorpath.authoring.seeds import seed_from_html  # noqa: E402
 from anchorpath.prune import estimate_tokens  # noqa: E402
@@ -127,9 +128,8 @@ def run_llm(
             seeds,
             client,
             fields,
-            budget=budget,
-            perturbation_rounds=CLI_LLM.perturbation_rounds,
-            allow_constant=allow_constant,
+            replace(CLI_LLM, token_budget=budget),
+            AuthoringOptions(allow_constant=allow_constant),
         )
     except Exception as exc:  # report, keep benchmarking
         v.error = f"{type(exc).__name__}: {exc}"

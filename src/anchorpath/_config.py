@@ -107,12 +107,9 @@ class PathsConfig:
         return Path(self.state_dir if state_dir is None else state_dir) / "cache"
 
 
-#: Tokens of pruned Markdown per seed page when the model proposes every field at once
-#: (authoring: ``[llm] token_budget``).
+#: Tokens of pruned Markdown per page the model reads (``[llm] token_budget``: authoring,
+#: repair, the review session) and per page of a drift bundle's ``prompt.md``.
 TOKEN_BUDGET = 1500
-#: Tokens of pruned Markdown per page when the model is asked for a few fields (repair from a
-#: bundle, the review session's one field): more of each page fits.
-FIELD_TOKEN_BUDGET = 2500
 
 
 @dataclass(frozen=True)

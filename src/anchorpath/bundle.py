@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from anchorpath._config import TOKEN_BUDGET
 from anchorpath._errors import AnchorpathError, BundleError
 from anchorpath.prune import PrunedPage, fit_budget, prune_page, template_chunks
 from anchorpath.prune.budget import field_terms
@@ -47,6 +48,7 @@ __all__ = [
     "BUNDLE_FORMAT",
     "Bundle",
     "Snapshot",
+    "WrittenBundle",
     "read_bundle",
     "repair_command",
     "repair_prompt",
@@ -57,9 +59,8 @@ __all__ = [
 BUNDLE_DIR = "bundle"
 #: ``format`` of ``bundle.json``; a reader refuses any other.
 BUNDLE_FORMAT = "anchorpath.bundle.v1"
-#: Failing pages shown in ``prompt.md``, and the Markdown tokens each may take.
+#: Failing pages shown in ``prompt.md`` (each within ``[llm] token_budget``'s default).
 PROMPT_PAGES = 3
-PROMPT_BUDGET = 1500
 
 
 def repair_command(site: str, bundle: Path) -> str:
@@ -89,7 +90,18 @@ class Bundle:
     last_good: tuple[Snapshot, ...]
     last_good_records: tuple[Mapping[str, Any], ...]
     failing: tuple[Snapshot, ...]
-    failing_fields: Mapping[str, Any]
+    #: each broken field with the gate's evidence for it
+    failing_fields: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class WrittenBundle:
+    """A bundle just written: its manifest's facts that the run's alert repeats."""
+
+    site: str
+    selector_version: int | None
+    created_at: str
+    next_command: str
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -164,7 +176,12 @@ def read_bundle(bundle_dir: str | Path) -> Bundle:
         last_good=_read_snapshots(path, manifest.get("last_good", []), "last_good"),
         last_good_records=tuple(records),
         failing=_read_snapshots(path, manifest.get("failing", []), "failing"),
-        failing_fields=failing_fields if isinstance(failing_fields, dict) else {},
+        failing_fields={
+            str(name): tuple(str(e) for e in evidence) if isinstance(evidence, list) else ()
+            for name, evidence in failing_fields.items()
+        }
+        if isinstance(failing_fields, dict)
+        else {},
     )
 
 
@@ -222,9 +239,9 @@ def write_bundle(
     evidence: Mapping[str, Any] | None = None,
     failing_records: Sequence[Mapping[str, Any]] | None = None,
     run_id: str | None = None,
-) -> dict[str, Any]:
-    """Write a bundle into the directory ``bundle`` (replacing one already there); return its
-    manifest (``bundle.json``).
+) -> WrittenBundle:
+    """Write a bundle into the directory ``bundle`` (replacing one already there); return what
+    its manifest (``bundle.json``) says of it.
 
     ``last_good`` and ``failing`` are ``(url, body)`` snapshots; ``last_good_records`` are the
     records the last accepted run extracted from them; ``failing_fields`` names each broken
@@ -272,7 +289,7 @@ def write_bundle(
         (bundle / "prompt.md").write_text(prompt, encoding="utf-8")
     except OSError as exc:
         raise BundleError(f"{bundle}: cannot write the bundle: {exc}") from exc
-    return manifest
+    return WrittenBundle(site, version, str(manifest["created_at"]), command)
 
 
 def _readme(m: Mapping[str, Any]) -> str:
@@ -401,7 +418,7 @@ def repair_prompt(
     """A ready re-authoring prompt (Markdown) for a person or any model: the broken fields with
     the XPaths that stopped working and their last good values, and up to
     :data:`PROMPT_PAGES` failing pages (those with a last good record first) as pruned Markdown
-    within :data:`PROMPT_BUDGET` tokens each, with the answer format."""
+    within :data:`~anchorpath._config.TOKEN_BUDGET` tokens each, with the answer format."""
     try:
         sf = parse_selector_data(json.loads(selector.decode("utf-8")), "selector.json")
     except (AnchorpathError, ValueError) as exc:
@@ -466,7 +483,7 @@ def repair_prompt(
         if page is None:
             lines += ["(the page could not be parsed)", ""]
         else:
-            fitted = fit_budget(page, PROMPT_BUDGET, terms, template)
+            fitted = fit_budget(page, TOKEN_BUDGET, terms, template)
             lines += [_fence(fitted.markdown), ""]
         answer[url] = {n: (["…", "…"] if is_list else "…") for n in names}
     lines += [

@@ -9,6 +9,7 @@ import pytest
 
 from anchorpath._errors import AuthoringError, GroundingError
 from anchorpath.authoring.induce import author_page_type, author_site
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.authoring.synth import DETAIL_FIELDS, detail_page, detail_record
@@ -95,7 +96,9 @@ def test_fallbacks_extract_too(authored) -> None:  # type: ignore[no-untyped-def
 
 def test_report_has_leave_one_out_and_candidates() -> None:
     seeds, ex = _seeds()
-    res = author_page_type(seeds, FIELDS[:6], ex, operators=["heading_shift", "decoy_label"])
+    res = author_page_type(
+        seeds, FIELDS[:6], ex, AuthoringOptions(operators=("heading_shift", "decoy_label"))
+    )
     for rep in res.fields.values():
         assert rep.leave_one_out_ok is True
         assert rep.candidates_considered >= 3 and rep.ranking[0].xpath == rep.xpath
@@ -130,7 +133,9 @@ def test_grounding_failure_names_field_and_page() -> None:
     with pytest.raises(GroundingError) as err:
         author_page_type(seeds, [FieldRequest("price")], ex)
     assert "'price'" in str(err.value) and "seeds/p1.html" in str(err.value)
-    res = author_page_type(seeds, [FieldRequest("price"), FieldRequest("pages")], ex, strict=False)
+    res = author_page_type(
+        seeds, [FieldRequest("price"), FieldRequest("pages")], ex, AuthoringOptions(strict=False)
+    )
     assert "price" not in res.page_type.fields and any("'price'" in p for p in res.problems)
 
 

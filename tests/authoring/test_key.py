@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from anchorpath.authoring.induce import author_page_type
 from anchorpath.authoring.key import default_key
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.cli import main
@@ -56,7 +57,9 @@ def _generated(first_page: list[tuple[str, str]], fields: list[str]):  # type: i
         p: {f: [row[i] for row in rows[:2]] for i, f in enumerate(fields)}
         for p, rows in pages.items()
     }
-    return author_page_type(seeds, [FieldRequest(f) for f in fields], ex, list_page=True)
+    return author_page_type(
+        seeds, [FieldRequest(f) for f in fields], ex, AuthoringOptions(list_page=True)
+    )
 
 
 def test_a_repeating_first_field_is_not_the_default_key() -> None:
@@ -137,7 +140,7 @@ def test_a_record_on_two_seed_list_pages_is_one_record_not_a_repeat() -> None:
         seed_from_html(page(t), f"https://b.test/{p}?q={p}", source=p) for p, t in pages.items()
     ]
     ex = {p: {"title": t[:2]} for p, t in pages.items()}
-    result = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    result = author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
     assert default_key(result).key == ("title",)
 
 

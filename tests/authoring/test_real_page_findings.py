@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from anchorpath.authoring.induce import assemble_site, author_page_type
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.pages.records import detect_pagination
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
@@ -55,7 +56,7 @@ def _author_titles(pages: dict[int, list[int]], build=two_containers):  # type: 
         s = seed_from_html(build(p), f"https://shop.test/s?page={p}", source=f"p{p}.html")
         seeds.append(s)
         ex[s.source] = {"title": [f"Book {p}-{n}" for n in picks]}
-    return author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    return author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
 
 
 def _titles(result, html: str, url: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -119,7 +120,7 @@ def test_the_example_that_does_not_fit_is_named_and_left_out() -> None:
         s = seed_from_html(page(p), f"https://shop.test/s?page={p}", source=f"p{p}.html")
         seeds.append(s)
         ex[s.source] = {"title": [f"Odd {p}", f"Book {p}-1", f"Book {p}-2"]}
-    res = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    res = author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
     assert any("p1.html: example record 1 ('Odd 1'" in p for p in res.shortfalls)
     assert any("example record 1 ('Odd 1'" in p and "left out" in p for p in res.problems)
     assert _titles(res, two_containers(3), "https://shop.test/s?page=3")[:2] == [
@@ -195,7 +196,9 @@ def test_year_copied_without_parentheses_or_series_label() -> None:
             "title": [f"Gone Girl {p}", f"Homeland {p}"],
             "year": ["2014", "2011"],
         }
-    res = author_page_type(seeds, [FieldRequest("title"), FieldRequest("year")], ex, list_page=True)
+    res = author_page_type(
+        seeds, [FieldRequest("title"), FieldRequest("year")], ex, AuthoringOptions(list_page=True)
+    )
     got = extract(assemble_site("m", [res]), imdb_like(3), "https://movies.test/chart?p=3")
     assert [r.values["year"] for r in got] == ["2014", "2011", "2014", "2010", "2014", "2014"]
 
@@ -215,7 +218,7 @@ def test_value_spanning_two_nodes_grounds_to_their_parent() -> None:
         s = seed_from_html(numbered_list(p), f"https://howto.test/{p}", source=f"h{p}.html")
         seeds.append(s)
         ex[s.source] = {"step": [f"1. Design {p}", f"2. Build {p}"]}
-    res = author_page_type(seeds, [FieldRequest("step")], ex, list_page=True)
+    res = author_page_type(seeds, [FieldRequest("step")], ex, AuthoringOptions(list_page=True))
     got = extract(assemble_site("h", [res]), numbered_list(5), "https://howto.test/5")
     assert [r.values["step"] for r in got] == [
         "1. Design 5",

@@ -9,6 +9,7 @@ import pytest
 
 from anchorpath._errors import AuthoringError
 from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.authoring.urlpattern import Link, induce_url_pattern, seed_links
@@ -141,8 +142,8 @@ def test_a_given_match_that_is_no_regex_or_misses_a_seed_is_refused() -> None:
     ex = {s.url: {"title": f"T{i}"} for i, s in enumerate(seeds, 1)}
     fields = [FieldRequest("title")]
     with pytest.raises(AuthoringError, match=r"--match '/q/' does not match the seed URL"):
-        author_page_type(seeds, fields, ex, match="/q/")
+        author_page_type(seeds, fields, ex, AuthoringOptions(match="/q/"))
     with pytest.raises(AuthoringError, match=r"--match '\(' is not a regular expression"):
-        author_page_type(seeds, fields, ex, match="(")
-    res = author_page_type(seeds, fields, ex, match="/p/")
+        author_page_type(seeds, fields, ex, AuthoringOptions(match="("))
+    res = author_page_type(seeds, fields, ex, AuthoringOptions(match="/p/"))
     assert res.page_type.match == "/p/" and res.url_pattern is not None

@@ -25,6 +25,7 @@ from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean
 from anchorpath._version import __version__
 from anchorpath.authoring.candidates.ground import DocIndex
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.pages.detail import author_detail
 from anchorpath.authoring.pages.listing import author_list
 from anchorpath.authoring.pages.records import detect_pagination
@@ -140,26 +141,22 @@ def author_page_type(
     seeds: Sequence[SeedPage],
     fields: Sequence[FieldRequest],
     examples: Examples,
+    options: AuthoringOptions = AuthoringOptions(),
     *,
-    list_page: bool | None = None,
-    mutation_seed: int = 0,
-    operators: Sequence[str] | None = None,
-    name: str | None = None,
-    match: str | None = None,
-    strict: bool = True,
     read_nodes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> AuthoringResult:
     """Author one page type from seeds of one template and example values.
 
     ``examples`` maps each seed's ``source`` (or ``url``, or file name) to ``{field: value}``;
-    on list pages (``list_page=True``, or auto-detected when values are lists for non-list
+    on list pages (``options.list_page``, or auto-detected when values are lists for non-list
     fields) each value is a list with one entry per example record (≥ 2 records per page).
-    ``operators`` selects the mutation operators used for robustness scoring (default: all of
-    ``mutate.OPERATORS``), ``mutation_seed`` seeds their RNG. With ``strict`` (default) a value
-    that grounds nowhere raises :class:`GroundingError` naming field and page, and a field no
-    XPath reproduces raises :class:`AuthoringError`; otherwise such fields are left out and the
-    reasons go to ``problems``. ``read_nodes`` (seed source -> field -> element path) steers a
-    detail page's grounding to the node a reader was shown to read (LLM perturbation grounding).
+    ``options`` (:class:`AuthoringOptions`) also names the page type, its URL regex and the
+    mutation operators and RNG seed of the robustness scoring. With ``options.strict``
+    (default) a value that grounds nowhere raises :class:`GroundingError` naming field and
+    page, and a field no XPath reproduces raises :class:`AuthoringError`; otherwise such fields
+    are left out and the reasons go to ``problems``. ``read_nodes`` (seed source -> field ->
+    element path) steers a detail page's grounding to the node a reader was shown to read (LLM
+    perturbation grounding).
     """
     t0 = time.perf_counter()
     if not seeds:
@@ -167,7 +164,7 @@ def author_page_type(
     _check_fields(fields)
     ex = _list_fields_as_lists(fields, _examples_for(seeds, examples))
     _check_required(fields, ex)
-    if list_page is None:
+    if options.list_page is None:
         _check_list_values(fields, ex, seeds)
     docs = []
     for s in seeds:
@@ -176,36 +173,19 @@ def author_page_type(
         except AnchorpathError as exc:
             raise AuthoringError(f"{s.source}: cannot parse seed page: {exc}") from exc
     idx = [DocIndex(d, s.url) for d, s in zip(docs, seeds, strict=True)]
-    is_list = _is_list_page(fields, ex) if list_page is None else list_page
+    is_list = _is_list_page(fields, ex) if options.list_page is None else options.list_page
     pagination = None
     root_xpath = None
     shortfalls: list[str] = []
     if is_list:
-        listed = author_list(
-            seeds,
-            docs,
-            idx,
-            fields,
-            ex,
-            mutation_seed=mutation_seed,
-            operators=operators,
-            strict=strict,
-        )
+        listed = author_list(seeds, docs, idx, fields, ex, options)
         root_xpath, specs, reports = listed.record_root, listed.specs, listed.reports
         problems, shortfalls = listed.problems, listed.shortfalls
         nxt = detect_pagination(list(zip(docs, [s.url for s in seeds], strict=True)))
         pagination = Pagination(nxt) if nxt else None
     else:
         specs, reports, problems = author_detail(
-            seeds,
-            docs,
-            idx,
-            fields,
-            ex,
-            mutation_seed=mutation_seed,
-            operators=operators,
-            strict=strict,
-            read_nodes=read_nodes,
+            seeds, docs, idx, fields, ex, options, read_nodes=read_nodes
         )
     if not specs:
         raise AuthoringError("no field could be authored: " + "; ".join(problems[:3]))
@@ -222,9 +202,9 @@ def author_page_type(
         )
     ordered = {f.name: specs[f.name] for f in fields if f.name in specs}
     links = [ln for d, s in zip(docs, seeds, strict=True) for ln in seed_links(d, s.url)]
-    url_pattern = _url_pattern([s.url for s in seeds], links, match)
+    url_pattern = _url_pattern([s.url for s in seeds], links, options.match)
     pt = PageType(
-        name=name or ("list" if is_list else "detail"),
+        name=options.page_type or ("list" if is_list else "detail"),
         match=url_pattern.regex,
         fields=ordered,
         record_root=root_xpath,
@@ -313,16 +293,11 @@ def author_site(
     seeds: Sequence[SeedPage],
     fields: Sequence[FieldRequest],
     examples: Examples,
+    options: AuthoringOptions = AuthoringOptions(),
     *,
     key: Sequence[str] | None = None,
     start_urls: Sequence[str] | None = None,
-    list_page: bool | None = None,
-    mutation_seed: int = 0,
-    operators: Sequence[str] | None = None,
-    page_type: str | None = None,
-    match: str | None = None,
     author: str | None = None,
-    strict: bool = True,
 ) -> SelectorFile:
     """Author a one-page-type site: ``author_page_type`` + ``assemble_site``.
 
@@ -330,15 +305,5 @@ def author_site(
     default to the first seed URL; provenance records method ``examples`` and each seed's
     sha256.
     """
-    result = author_page_type(
-        seeds,
-        fields,
-        examples,
-        list_page=list_page,
-        mutation_seed=mutation_seed,
-        operators=operators,
-        name=page_type,
-        match=match,
-        strict=strict,
-    )
+    result = author_page_type(seeds, fields, examples, options)
     return assemble_site(name, [result], key=key, start_urls=start_urls, author=author)

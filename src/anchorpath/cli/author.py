@@ -12,6 +12,7 @@ import click
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean, terminal_safe
 from anchorpath.authoring.inputs import read_examples, read_json
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.cli.options import selectors_option
 
 __all__ = ["COMMANDS", "author_group"]
@@ -248,7 +249,11 @@ def _load_pages(
     "--allow-constant",
     is_flag=True,
     help="With --yes and an LLM: also write a --field whose value is the same on every seed "
-    "(without it such a field is left out as unconfirmed: it may be a planted banner).",
+    "and that the page does not name. Without it such a value is kept only where, on every "
+    "seed, a label or the node's markup at it shares a word with the field name "
+    "('Publisher: X' for --field publisher); otherwise it is left out as unconfirmed (it may "
+    "be a planted banner). A page that writes the field's name next to a planted value gets "
+    "it through: review untrusted sites in the session.",
 )
 @click.option(
     "--screenshots/--no-screenshots",
@@ -290,8 +295,11 @@ def new_site(
     again makes no call, and every call goes to a per-site ledger with tokens and cost. A
     seed whose answers disagree with the others' (one value for several fields: a page that
     instructs the model) is dropped, said, and authoring goes on with the others. With --yes,
-    a --field whose value is the same on every seed is left out as unconfirmed unless
-    --allow-constant is given (the session shows it to a person instead).
+    a --field whose value is the same on every seed is kept only where the page names the
+    field at it on every seed (a label such as "Publisher:", or the node's class, itemprop or
+    link path, sharing a word with the field name) and its XPath reads that node; otherwise
+    it is left out as unconfirmed unless --allow-constant is given (the session shows it to
+    a person instead).
 
     Either way every value is grounded to its node on every seed, anchor-first XPaths are
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and
@@ -335,6 +343,9 @@ def new_site(
             "only it; give 2-3 seed pages of the template",
             err=True,
         )
+    options = AuthoringOptions(
+        list_page=list_page, page_type=page_type, match=match, mutation_seed=mutation_seed
+    )
     failed: dict[str, str] = {}
     llm_client: Any = None
     examples: dict[str, Any] | None = None
@@ -352,15 +363,7 @@ def new_site(
         if examples_path:
             examples = read_examples(examples_path)
             fields = _field_requests(examples, types, required)
-            result = author_page_type(
-                pages,
-                fields,
-                examples,
-                list_page=list_page,
-                mutation_seed=mutation_seed,
-                name=page_type,
-                match=match,
-            )
+            result = author_page_type(pages, fields, examples, options)
         else:
             llm_fields = _llm_fields(field_specs, fields_path, types, required)
             result, failed, llm_client = _author_llm(
@@ -368,11 +371,7 @@ def new_site(
                 pages,
                 llm_fields,
                 settings,
-                list_page,
-                page_type,
-                match,
-                mutation_seed,
-                allow_constant=allow_constant or not yes,
+                replace(options, allow_constant=allow_constant or not yes),
             )
         starts = None if unrunnable else start_urls or None
         decisions: tuple[str, ...] = ()
@@ -427,7 +426,7 @@ def new_site(
                 reports=result.fields,
                 problems=result.problems,
                 source=source,
-                mutation_seed=mutation_seed,
+                options=options,
                 changed=list(result.page_type.fields),
                 screenshots=screenshots,
                 open_images=open_images,
@@ -668,12 +667,7 @@ def _author_llm(
     pages: list[Any],
     fields: list[Any] | None,
     settings: Any,
-    list_page: bool | None,
-    page_type: str | None,
-    match: str | None,
-    mutation_seed: int,
-    *,
-    allow_constant: bool,
+    options: AuthoringOptions,
 ) -> tuple[Any, dict[str, str], Any]:
     """The LLM path: proposals, checks and the core; prints what the model proposed."""
     from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
@@ -681,18 +675,7 @@ def _author_llm(
     sid = _site_id(name)
     client = make_client(settings, sid)
     try:
-        out = author_page_type_with_llm(
-            pages,
-            client,
-            fields,
-            budget=settings.llm.token_budget,
-            perturbation_rounds=settings.llm.perturbation_rounds,
-            list_page=list_page,
-            page_type=page_type,
-            match=match,
-            mutation_seed=mutation_seed,
-            allow_constant=allow_constant,
-        )
+        out = author_page_type_with_llm(pages, client, fields, settings.llm, options)
     finally:
         client.close()
 

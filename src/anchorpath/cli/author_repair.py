@@ -76,12 +76,7 @@ def _with_llm(result: Any, bundle: Any, site: str) -> Any:
     client = make_client(settings, site)
     try:
         click.echo(f"--llm: asking {client.model} about page type(s) {', '.join(todo)}", err=True)
-        result = llm_repair(
-            result,
-            client,
-            budget=settings.llm.token_budget,
-            perturbation_rounds=settings.llm.perturbation_rounds,
-        )
+        result = llm_repair(result, client, settings.llm)
         click.echo(f"  LLM: {client.ledger.totals.summary()}", err=True)
     finally:
         client.close()
@@ -102,7 +97,7 @@ def _with_answer(result: Any, bundle: Any, answer: Path) -> Any:
         )
         return result
     click.echo(f"--answer: values for page type(s) {', '.join(todo)} from {answer}", err=True)
-    return answer_repair(result, given, budget=load_settings().llm.token_budget)
+    return answer_repair(result, given, load_settings().llm)
 
 
 @click.command("repair")

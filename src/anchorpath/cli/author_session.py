@@ -9,12 +9,16 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean
+from anchorpath.authoring.options import AuthoringOptions
+
+if TYPE_CHECKING:
+    from anchorpath.authoring.reports import FieldReport
 
 __all__ = ["edit_cmd", "review_and_write", "session_source"]
 
@@ -44,11 +48,7 @@ def session_source(
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
-        yield LLMValues(
-            client,
-            budget=settings.llm.token_budget,
-            perturbation_rounds=settings.llm.perturbation_rounds,
-        )
+        yield LLMValues(client, settings.llm)
     finally:
         client.close()
 
@@ -59,10 +59,10 @@ def review_and_write(
     pages: Sequence[Any],
     target: Path,
     *,
-    reports: Mapping[str, Any] | None = None,
+    reports: Mapping[str, FieldReport] | None = None,
     problems: Sequence[str] = (),
     source: Any = None,
-    mutation_seed: int = 0,
+    options: AuthoringOptions = AuthoringOptions(),
     changed: Sequence[str] = (),
     screenshots: bool = True,
     open_images: bool = False,
@@ -86,7 +86,7 @@ def review_and_write(
             reports=reports,
             problems=problems,
             source=source,
-            mutation_seed=mutation_seed,
+            options=options,
             changed=changed,
         )
     except AnchorpathError as exc:
@@ -254,7 +254,7 @@ def edit_cmd(
         pages,
         path,
         source=source,
-        mutation_seed=mutation_seed,
+        options=AuthoringOptions(mutation_seed=mutation_seed),
         screenshots=screenshots,
         open_images=open_images,
     )

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from anchorpath._config import LLMConfig
 from anchorpath.authoring.llm import FakeClient, author_with_llm
 from anchorpath.authoring.llm.client import ChatRequest
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.selectors.evaluate import extract
@@ -33,7 +35,9 @@ def test_field_rejected_on_one_seed_is_verified_on_the_others(shop: Shop) -> Non
         return out
 
     fields = [FieldRequest("title"), FieldRequest("isbn_13"), FieldRequest("publisher")]
-    res = author_with_llm("shop", seeds, FakeClient(answer), fields, perturbation_rounds=0)
+    res = author_with_llm(
+        "shop", seeds, FakeClient(answer), fields, LLMConfig(perturbation_rounds=0)
+    )
     assert not res.failed and res.selector_file is not None
     assert list(res.selector_file.page_types["detail"].fields) == ["title", "isbn_13", "publisher"]
     assert any("isbn_13" in p and "2 of 3 seeds" in p for p in res.result.problems)  # type: ignore[union-attr]
@@ -58,7 +62,6 @@ def _decoy_page(i: int) -> str:
 
 
 def test_the_node_the_model_read_steers_the_xpath() -> None:
-    from anchorpath._config import LLMConfig
     from anchorpath.authoring.llm.openai_client import OpenAIClient
     from anchorpath.authoring.llm.testing import FakeOpenAIServer, prompt_text
     from anchorpath.selectors.evaluate import parse_html
@@ -73,7 +76,7 @@ def test_the_node_the_model_read_steers_the_xpath() -> None:
     real = "/html/body/div/div[1]/p[1]"
     with FakeOpenAIServer(answer) as srv:
         client = OpenAIClient(LLMConfig(base_url=srv.base_url, max_retries=0))
-        res = author_with_llm("shop", seeds, client, [FieldRequest("model_code")])
+        res = author_with_llm("shop", seeds, client, [FieldRequest("model_code")], LLMConfig())
     assert res.selector_file is not None and res.result is not None
     assert {v.read_node for v in res.proposals.verdicts} == {real}
     xpath = res.selector_file.page_types["detail"].fields["model_code"].xpath
@@ -128,7 +131,9 @@ def test_a_poisoned_seed_is_dropped_and_authoring_goes_on(shop: Shop) -> None:
     ]
     seeds = [seed_from_html(h, u) for u, h in pages]
     answer = _truthful(shop, seeds, {seeds[1].source}, {"title", "isbn_13", "publisher"})
-    res = author_with_llm("shop", seeds, FakeClient(answer), FIELDS3, perturbation_rounds=0)
+    res = author_with_llm(
+        "shop", seeds, FakeClient(answer), FIELDS3, LLMConfig(perturbation_rounds=0)
+    )
     assert not res.failed and res.selector_file is not None
     assert res.proposals.dropped == [seeds[1].source]
     note = next(p for p in res.proposals.problems if "dropped" in p)
@@ -149,7 +154,12 @@ def test_a_constant_value_of_a_named_field_is_unconfirmed_without_allow_constant
     seeds = [seed_from_html(h, u) for u, h in pages]
     answer = _truthful(shop, seeds, {s.source for s in seeds}, {"publisher"})
     strict = author_with_llm(
-        "shop", seeds, FakeClient(answer), FIELDS3, perturbation_rounds=0, allow_constant=False
+        "shop",
+        seeds,
+        FakeClient(answer),
+        FIELDS3,
+        LLMConfig(perturbation_rounds=0),
+        AuthoringOptions(allow_constant=False),
     )
     assert set(strict.failed) == {"publisher"}
     assert strict.failed["publisher"].startswith(f'the same value "{KETTLE}" on all 3 seeds')
@@ -157,7 +167,12 @@ def test_a_constant_value_of_a_named_field_is_unconfirmed_without_allow_constant
     assert strict.selector_file is not None
     assert list(strict.selector_file.page_types["detail"].fields) == ["title", "isbn_13"]
     allowed = author_with_llm(
-        "shop", seeds, FakeClient(answer), FIELDS3, perturbation_rounds=0, allow_constant=True
+        "shop",
+        seeds,
+        FakeClient(answer),
+        FIELDS3,
+        LLMConfig(perturbation_rounds=0),
+        AuthoringOptions(allow_constant=True),
     )
     assert not allowed.failed and allowed.selector_file is not None
     assert "publisher" in allowed.selector_file.page_types["detail"].fields
@@ -170,7 +185,12 @@ def test_a_banner_labelled_with_another_fields_name_stays_unconfirmed(shop: Shop
     seeds = [seed_from_html(h, u) for u, h in pages]
     answer = _truthful(shop, seeds, {s.source for s in seeds}, {"publisher"})
     res = author_with_llm(
-        "shop", seeds, FakeClient(answer), FIELDS3, perturbation_rounds=0, allow_constant=False
+        "shop",
+        seeds,
+        FakeClient(answer),
+        FIELDS3,
+        LLMConfig(perturbation_rounds=0),
+        AuthoringOptions(allow_constant=False),
     )
     assert set(res.failed) == {"publisher"}
     why = res.failed["publisher"]
@@ -212,7 +232,12 @@ def test_a_labelled_constant_is_kept_without_allow_constant(layout: str) -> None
 
     fields = [FieldRequest("name"), FieldRequest("team")]
     res = author_with_llm(
-        "league", seeds, FakeClient(answer), fields, perturbation_rounds=0, allow_constant=False
+        "league",
+        seeds,
+        FakeClient(answer),
+        fields,
+        LLMConfig(perturbation_rounds=0),
+        AuthoringOptions(allow_constant=False),
     )
     assert not res.failed and res.selector_file is not None
     assert res.result is not None

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from anchorpath._config import LLMConfig
 from anchorpath.authoring.llm import CachedClient, FakeClient, Ledger, propose
 from anchorpath.authoring.llm.client import ChatRequest
 from anchorpath.authoring.llm.openai_client import OpenAIClient
@@ -39,7 +40,7 @@ def _truth_fake(shop: Shop, noise: float = 0.0) -> FakeClient:
 
 def test_value_call_contract(shop: Shop) -> None:
     client = _truth_fake(shop)
-    props = propose(client, _seeds(shop), FIELDS, perturbation_rounds=0)
+    props = propose(client, _seeds(shop), FIELDS, LLMConfig(perturbation_rounds=0))
     values = [r for r in client.requests if r.purpose == "values"]
     assert len(values) == 3  # one request per page and question
     for req, (url, _) in zip(values, shop.pages, strict=True):
@@ -74,7 +75,7 @@ def test_verbatim_guard_rejects_then_reasks(shop: Shop) -> None:
         return {f: None for f in req.schema["properties"]}
 
     client = FakeClient(answer)
-    props = propose(client, seeds, FIELDS, perturbation_rounds=0)
+    props = propose(client, seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     v = {x.field: x for x in props.verdicts if x.seed == seeds[0].source}
     assert v["title"].status == "accepted" and not v["title"].reasked
     assert v["isbn_13"].status == "accepted" and v["isbn_13"].reasked
@@ -90,7 +91,7 @@ def test_verbatim_guard_rejects_then_reasks(shop: Shop) -> None:
 
 def test_perturbation_finds_the_node_the_model_read(shop: Shop) -> None:
     client = _truth_fake(shop)
-    props = propose(client, _seeds(shop), [FieldRequest("title")], perturbation_rounds=1)
+    props = propose(client, _seeds(shop), [FieldRequest("title")], LLMConfig(perturbation_rounds=1))
     calls = [r.purpose for r in client.requests]
     n_s, p = 3, 1
     assert calls.count("values") == n_s and calls.count("perturb") <= p * n_s
@@ -125,7 +126,7 @@ def test_field_discovery_drops_template_text(shop: Shop) -> None:
         return data
 
     client = FakeClient(answer)
-    props = propose(client, _seeds(shop), None, perturbation_rounds=0)
+    props = propose(client, _seeds(shop), None, LLMConfig(perturbation_rounds=0))
     names = [f.name for f in props.fields]
     assert names == ["title", "author", "isbn_13", "publisher", "price"]
     assert any("template text" in p and "shipping" in p for p in props.problems)
@@ -146,15 +147,13 @@ def test_prompt_injection_changes_nothing(shop: Shop) -> None:
     def obedient(req: ChatRequest) -> Any:
         return {f: "PWNED!" for f in req.schema["properties"]} | {"title": "//script"}
 
-    props = propose(FakeClient(obedient), seeds, FIELDS, perturbation_rounds=0)
+    props = propose(FakeClient(obedient), seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     assert all(v.status == "not_found" for v in props.verdicts)
     assert all(all(x is None for x in ex.values()) for ex in props.examples.values())
     # and the truthful model, reading the same pages, is unaffected
     with FakeOpenAIServer(TruthModel(shop.truth)) as srv:
-        from anchorpath._config import LLMConfig
-
         client = OpenAIClient(LLMConfig(base_url=srv.base_url), env={})
-        good = propose(client, seeds, FIELDS, perturbation_rounds=0)
+        good = propose(client, seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     assert good.examples[pages[0][0]]["title"] == "The Quiet Harbour"
     assert "Ignore previous instructions" in srv.requests[0]["messages"][1]["content"]
     assert srv.requests[0]["messages"][0]["content"].startswith("You read one web page")
@@ -162,7 +161,7 @@ def test_prompt_injection_changes_nothing(shop: Shop) -> None:
 
 def test_noisy_model_hallucinations_are_rejected(shop: Shop) -> None:
     client = _truth_fake(shop, noise=0.6)
-    props = propose(client, _seeds(shop), FIELDS, perturbation_rounds=0)
+    props = propose(client, _seeds(shop), FIELDS, LLMConfig(perturbation_rounds=0))
     rejected_or_reasked = [v for v in props.verdicts if v.reasked]
     assert rejected_or_reasked
     for url, ex in props.examples.items():
@@ -187,7 +186,7 @@ def test_a_flood_of_values_is_capped_deduplicated_and_never_cached(
 
     inner = FakeClient(answer)
     client = CachedClient(inner, tmp_path / "cache", Ledger(None, site="s"))
-    props = propose(client, seeds, FIELDS, perturbation_rounds=0)
+    props = propose(client, seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     v = {x.field: x for x in props.verdicts}
     assert v["title"].status == "accepted" and v["title"].value == "The Quiet Harbour"
     assert v["isbn_13"].status == "not_found"
@@ -197,7 +196,7 @@ def test_a_flood_of_values_is_capped_deduplicated_and_never_cached(
     client.close()
     # nothing of it was kept: asking again asks the endpoint again
     again = CachedClient(FakeClient(answer), tmp_path / "cache", Ledger(None, site="s"))
-    propose(again, seeds, FIELDS, perturbation_rounds=0)
+    propose(again, seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     assert again.ledger.totals.hits == 0 and again.ledger.totals.calls == 2
     again.close()
     size = sum(f.stat().st_size for f in (tmp_path / "cache").rglob("*") if f.is_file())
@@ -207,9 +206,9 @@ def test_a_flood_of_values_is_capped_deduplicated_and_never_cached(
 def test_answers_that_pass_the_guard_are_cached(shop: Shop, tmp_path: Path) -> None:
     seeds = _seeds(shop)
     first = CachedClient(_truth_fake(shop), tmp_path / "c", Ledger(None, site="s"))
-    propose(first, seeds, FIELDS, perturbation_rounds=0)
+    propose(first, seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     first.close()
     again = CachedClient(_truth_fake(shop), tmp_path / "c", Ledger(None, site="s"))
-    propose(again, seeds, FIELDS, perturbation_rounds=0)
+    propose(again, seeds, FIELDS, LLMConfig(perturbation_rounds=0))
     assert again.ledger.totals.calls == 0 and again.ledger.totals.hits == 3
     again.close()

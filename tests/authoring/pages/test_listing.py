@@ -11,6 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from anchorpath.authoring.induce import assemble_site, author_page_type
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import AuthoringResult, FieldRequest
 from anchorpath.authoring.seeds import seed_from_html
 from anchorpath.cli import main
@@ -43,7 +44,7 @@ def _author_featured() -> AuthoringResult:
         seeds.append(s)
         first = f"Deal {p}-1" if featured else f"Book {p}-1"
         ex[s.source] = {"title": [first, f"Book {p}-2", f"Book {p}-3"]}
-    return author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    return author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
 
 
 def test_a_featured_row_costs_one_example_not_the_field() -> None:
@@ -92,7 +93,7 @@ def _titles_on_page_3(
         s = seed_from_html(build(p), f"https://shop.test/s?q=k{p}", source=f"p{p}.html")
         seeds.append(s)
         ex[s.source] = {"title": examples(p)}
-    res = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    res = author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
     assert not res.shortfalls
     got = extract(_site(res), build(3), "https://shop.test/s?q=k3")
     return [str(r.values["title"]) for r in got if r.values.get("title")]
@@ -178,7 +179,7 @@ def test_empty_and_ad_rows_between_records_are_left_out_and_said() -> None:
         s = seed_from_html(_spacers_and_ad_slots(p), f"https://shop.test/s?q={p}", source=f"{p}")
         seeds.append(s)
         ex[s.source] = {"title": [f"Book {p}-1", f"Book {p}-2", f"Book {p}-3"]}
-    res = author_page_type(seeds, [FieldRequest("title")], ex, list_page=True)
+    res = author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
     assert any("no text or an ad frame" in p for p in res.problems)
     got = extract(_site(res), _spacers_and_ad_slots(3), "https://shop.test/s?q=3")
     assert [r.values["title"] for r in got] == [f"Book 3-{n}" for n in range(1, 7)]

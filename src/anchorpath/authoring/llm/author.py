@@ -18,7 +18,7 @@ from typing import Any
 
 from lxml import etree
 
-from anchorpath._config import TOKEN_BUDGET, Settings
+from anchorpath._config import LLMConfig, Settings
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.induce import assemble_site, author_page_type
 from anchorpath.authoring.llm.cache import CachedClient
@@ -27,6 +27,7 @@ from anchorpath.authoring.llm.confirm import Confirmation, check_constants, read
 from anchorpath.authoring.llm.ledger import Ledger, LedgerTotals
 from anchorpath.authoring.llm.propose import Proposals, propose
 from anchorpath.authoring.llm.templates import templates_hash
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import AuthoringResult, FieldRequest
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.evaluate import parse_html
@@ -113,36 +114,33 @@ class LLMPageType:
 def author_page_type_with_llm(
     seeds: Sequence[SeedPage],
     client: LLMClient,
-    fields: Sequence[FieldRequest] | None = None,
-    *,
-    budget: int = TOKEN_BUDGET,
-    perturbation_rounds: int = 1,
-    list_page: bool | None = None,
-    page_type: str | None = None,
-    match: str | None = None,
-    mutation_seed: int = 0,
-    allow_constant: bool = True,
+    fields: Sequence[FieldRequest] | None,
+    llm: LLMConfig,
+    options: AuthoringOptions = AuthoringOptions(),
 ) -> LLMPageType:
     """Propose and check values (and fields, when ``fields`` is None), then run the core.
 
     Seeds whose answers disagree with the others' are left out (:func:`propose` says so).
-    Without ``allow_constant``, a field asked for by name whose value is the same on every
-    seed is authored only when the pages name the field at that value, and only if its XPath
-    reads the node so named (see :mod:`~anchorpath.authoring.llm.confirm`); otherwise it is
-    left out as unconfirmed: a script (``--yes``) passes False, a person reviewing the session
-    sees the value and decides.
+    Without ``options.allow_constant``, a field asked for by name whose value is the same on
+    every seed is authored only when the pages name the field at that value, and only if its
+    XPath reads the node so named (see :mod:`~anchorpath.authoring.llm.confirm`); otherwise
+    it is left out as unconfirmed: a script (``--yes``) passes False, a person reviewing the
+    session sees the value and decides. ``llm`` gives the token budget and the perturbation
+    rounds; the core always runs non-strict (a field that cannot be authored is left out and
+    listed in ``failed``).
 
     Raises only when no field at all could be authored, or on an endpoint error."""
-    props = propose(client, seeds, fields, budget=budget, perturbation_rounds=perturbation_rounds)
+    props = propose(client, seeds, fields, llm)
     seeds = [s for s in seeds if s.source not in props.dropped]
     failed = props.failed_fields()
     # fields asked for by name, no --allow-constant: a constant value needs the page's word
-    named = fields is not None and not allow_constant
+    named = fields is not None and not options.allow_constant
     constants = check_constants(props, seeds) if named else Confirmation()
     failed.update(constants.unconfirmed)
     pins = constants.pins(seeds)
     usable = [f for f in props.fields if f.name not in failed]
-    usable, list_page = _page_shape(usable, props, list_page)
+    usable, list_page = _page_shape(usable, props, options.list_page)
+    options = replace(options, list_page=list_page, strict=False)
     if not usable:
         raise AuthoringError(
             "no field has a verified value on any seed: "
@@ -167,11 +165,11 @@ def author_page_type_with_llm(
             groups.setdefault(unknown[f.name], []).append(f)
     result: AuthoringResult | None = None
     if full:
-        result = _core(seeds, full, props, list_page, page_type, match, mutation_seed, pins)
+        result = _core(seeds, full, props, options, pins)
     for gone, group in groups.items():
         subset = [s for s in seeds if s.source not in gone]
         try:
-            part = _core(subset, group, props, list_page, page_type, match, mutation_seed, pins)
+            part = _core(subset, group, props, options, pins)
         except AuthoringError as exc:
             failed.update({f.name: str(exc) for f in group})
             continue
@@ -242,10 +240,7 @@ def _core(
     seeds: Sequence[SeedPage],
     fields: Sequence[FieldRequest],
     props: Proposals,
-    list_page: bool | None,
-    page_type: str | None,
-    match: str | None,
-    mutation_seed: int,
+    options: AuthoringOptions,
     pins: dict[str, dict[str, str]],
 ) -> AuthoringResult:
     if not seeds:
@@ -262,11 +257,7 @@ def _core(
         seeds,
         fields,
         {s.source: props.examples[s.source] for s in seeds},
-        list_page=list_page,
-        mutation_seed=mutation_seed,
-        name=page_type,
-        match=match,
-        strict=False,
+        options,
         read_nodes=read,
     )
 
@@ -354,34 +345,18 @@ def author_with_llm(
     name: str,
     seeds: Sequence[SeedPage],
     client: LLMClient,
-    fields: Sequence[FieldRequest] | None = None,
+    fields: Sequence[FieldRequest] | None,
+    llm: LLMConfig,
+    options: AuthoringOptions = AuthoringOptions(),
     *,
-    budget: int = TOKEN_BUDGET,
-    perturbation_rounds: int = 1,
-    list_page: bool | None = None,
-    page_type: str | None = None,
-    match: str | None = None,
     key: Sequence[str] | None = None,
     start_urls: Sequence[str] | None = None,
-    mutation_seed: int = 0,
     author: str | None = None,
-    allow_constant: bool = True,
 ) -> LLMAuthoring:
     """A one-page-type site: :func:`author_page_type_with_llm`, ``assemble_site`` and
     :func:`llm_provenance`."""
     try:
-        pt = author_page_type_with_llm(
-            seeds,
-            client,
-            fields,
-            budget=budget,
-            perturbation_rounds=perturbation_rounds,
-            list_page=list_page,
-            page_type=page_type,
-            match=match,
-            mutation_seed=mutation_seed,
-            allow_constant=allow_constant,
-        )
+        pt = author_page_type_with_llm(seeds, client, fields, llm, options)
     except AnchorpathError as exc:
         raise AuthoringError(f"{name}: {exc}") from exc
     if key is not None:

@@ -33,7 +33,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from anchorpath._config import TOKEN_BUDGET
+from anchorpath._config import LLMConfig
 from anchorpath._errors import AnchorpathError, LLMError
 from anchorpath._text import excerpt
 from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message
@@ -553,14 +553,15 @@ def _perturb(
 def propose(
     client: LLMClient,
     seeds: Sequence[SeedPage],
-    fields: Sequence[FieldRequest] | None = None,
+    fields: Sequence[FieldRequest] | None,
+    llm: LLMConfig,
     *,
-    budget: int = TOKEN_BUDGET,
-    perturbation_rounds: int = 1,
     max_fields: int = 12,
     reask: bool = True,
 ) -> Proposals:
-    """Fields (discovered when ``fields`` is None) and verified values for every seed.
+    """Fields (discovered when ``fields`` is None) and verified values for every seed; each
+    seed pruned to ``llm.token_budget`` tokens, ``llm.perturbation_rounds`` rounds of
+    perturbation grounding.
 
     Fields whose values are the same on every seed (with two or more seeds) are dropped when
     they were discovered (template text is not a field); fields a person asked for are kept.
@@ -572,7 +573,7 @@ def propose(
     discovered: list[FieldProposal] = []
     url_fields = bool(fields) and any(f.type == "url" for f in fields or ())
     if fields is None:
-        pages = prepare_pages(seeds, budget=budget, keep_links=True)
+        pages = prepare_pages(seeds, budget=llm.token_budget, keep_links=True)
         discovered = propose_fields(client, pages, max_fields=max_fields, problems=problems)
         if not discovered:
             raise LLMError("the model proposed no usable field for these seeds")
@@ -581,9 +582,9 @@ def propose(
     else:
         wanted = list(fields)
     terms = field_terms([f.name for f in wanted] + [f.description or "" for f in wanted])
-    pages = prepare_pages(seeds, budget=budget, terms=terms, keep_links=url_fields)
+    pages = prepare_pages(seeds, budget=llm.token_budget, terms=terms, keep_links=url_fields)
     examples, verdicts = propose_values(
-        client, pages, wanted, perturbation_rounds=perturbation_rounds, reask=reask
+        client, pages, wanted, perturbation_rounds=llm.perturbation_rounds, reask=reask
     )
     dropped = _disagreeing_seeds(verdicts, [p.seed.source for p in pages])
     for source, (value, names) in dropped.items():

@@ -25,6 +25,7 @@ from anchorpath.authoring.candidates.xpath_common import (
     stable_classes,
 )
 from anchorpath.authoring.candidates.xpathgen import generate_candidates
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.pages.records import (
     RootCandidate,
     induce_roots,
@@ -59,12 +60,10 @@ def author_list(
     idx: list[DocIndex],
     fields: Sequence[FieldRequest],
     ex: list[Mapping[str, Any]],
-    *,
-    mutation_seed: int,
-    operators: Sequence[str] | None,
-    strict: bool,
+    options: AuthoringOptions,
 ) -> ListAuthored:
-    """Record-root XPath, specs, reports, problems and shortfalls for a list page type.
+    """Record-root XPath, specs, reports, problems and shortfalls for a list page type
+    (``options``: strict, the mutation operators and their RNG seed).
 
     Phases: read the example records, ground their values, induce the record roots, choose
     the record-root XPath (verified on the seeds, scored under mutations around the records),
@@ -75,15 +74,14 @@ def author_list(
     """
     values = _record_values(seeds, ex, fields)
     names = [f.name for f in fields if any(f.name in v for v in values)]
+    strict = options.strict
     grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
     shortfalls: list[str] = []
     roots = _record_roots(seeds, grounded, names, values, shortfalls)
     problems += shortfalls
     probe = _probe(grounded, names, roots)
     ok_roots, counts = _seed_verified_roots(docs, roots, probe, problems)
-    mutants = _record_mutants(
-        docs, grounded, roots, operators=operators, mutation_seed=mutation_seed
-    )
+    mutants = _record_mutants(docs, grounded, roots, options)
     similar = [
         similar_records(d, rr, probe) if probe else len(rr)
         for d, rr in zip(docs, roots, strict=True)
@@ -385,9 +383,7 @@ def _record_mutants(
     docs: list[etree._Element],
     grounded: _Grounded,
     roots: list[list[etree._Element]],
-    *,
-    operators: Sequence[str] | None,
-    mutation_seed: int,
+    options: AuthoringOptions,
 ) -> list[list[Mutant]]:
     """Per seed, the synthetic mutations around the records and their value nodes."""
     mutants = []
@@ -395,7 +391,11 @@ def _record_mutants(
         targets = [t[0].element for rec in grounded[i] for t in rec.values() if t]
         mutants.append(
             mutate_tree(
-                doc, targets=targets, records=roots[i], operators=operators, seed=mutation_seed + i
+                doc,
+                targets=targets,
+                records=roots[i],
+                operators=options.operators,
+                seed=options.mutation_seed + i,
             )
         )
     return mutants

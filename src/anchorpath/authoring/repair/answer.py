@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from anchorpath._config import FIELD_TOKEN_BUDGET
+from anchorpath._config import LLMConfig
 from anchorpath._errors import AuthoringError
 from anchorpath.authoring.repair.llm import repair_with_values
 from anchorpath.authoring.repair.result import RepairResult
@@ -177,12 +177,11 @@ class AnswerClient:
 def answer_repair(
     result: RepairResult,
     answer: Answer,
-    *,
-    budget: int = FIELD_TOKEN_BUDGET,
-    mutation_seed: int = 0,
+    llm: LLMConfig,
 ) -> RepairResult:
     """Repair the page types the LLM-free ``result`` left unverified from ``answer``'s values,
-    as ``--llm`` would from the model's (the answered pages of each page type are its seeds)."""
+    as ``--llm`` would from the model's (the answered pages of each page type are its seeds;
+    each pruned to ``llm.token_budget`` tokens, no perturbation rounds)."""
     from anchorpath.authoring.llm.propose import propose
 
     client = AnswerClient(answer)
@@ -192,7 +191,7 @@ def answer_repair(
         # were not asked, they are not "not found"
         given = {n for s in seeds for n in answer.pages.get(s.source, {})}
         asked = [r for r in reqs if r.name in given]
-        return propose(client, seeds, asked, budget=budget, perturbation_rounds=0, reask=False)
+        return propose(client, seeds, asked, replace(llm, perturbation_rounds=0), reask=False)
 
     def seeds_of(bundle: Bundle, pt: PageType, sf: SelectorFile) -> list[SeedPage]:
         rx = re.compile(pt.match)
@@ -202,4 +201,4 @@ def answer_repair(
             if s.url in answer.pages and rx.search(s.url)
         ]
 
-    return repair_with_values(result, ask, seeds_of, source="answer", mutation_seed=mutation_seed)
+    return repair_with_values(result, ask, seeds_of, source="answer")

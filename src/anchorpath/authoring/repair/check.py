@@ -12,6 +12,7 @@ from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.repair.lastgood import GoodPage, changed_fields, check_last_good
 from anchorpath.authoring.repair.match import (
     FailingPage,
@@ -76,8 +77,6 @@ def reauthor(
     pt: PageType,
     pages: Sequence[FailingPage],
     names: Sequence[str],
-    *,
-    mutation_seed: int,
 ) -> tuple[AuthoringResult | None, list[str]]:
     """Author ``names`` of ``pt`` from the failing snapshots and the matched last good values."""
     notes: list[str] = []
@@ -121,11 +120,7 @@ def reauthor(
             seeds,
             fields,
             examples,
-            list_page=is_list,
-            mutation_seed=mutation_seed,
-            name=pt.name,
-            match=pt.match,
-            strict=False,
+            AuthoringOptions(list_page=is_list, page_type=pt.name, match=pt.match, strict=False),
         )
     except AuthoringError as exc:
         notes.append(f"page type {pt.name!r}: {exc}")

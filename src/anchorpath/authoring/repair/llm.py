@@ -31,9 +31,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from anchorpath._config import FIELD_TOKEN_BUDGET
+from anchorpath._config import LLMConfig
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.repair.check import (
     merge_spec,
     plausibility_problems,
@@ -50,6 +51,7 @@ from anchorpath.selectors.evaluate import Record
 from anchorpath.selectors.model import PageType, SelectorFile
 
 if TYPE_CHECKING:  # the model's package is imported only when a model is asked
+    from anchorpath.authoring.llm.client import LLMClient
     from anchorpath.authoring.llm.propose import Proposals
 
 __all__ = [
@@ -147,20 +149,18 @@ def _same(got: Any, want: Any) -> bool:
 
 def llm_repair(
     result: RepairResult,
-    client: Any,
-    *,
-    budget: int = FIELD_TOKEN_BUDGET,
-    perturbation_rounds: int = 1,
-    mutation_seed: int = 0,
+    client: LLMClient,
+    llm: LLMConfig,
 ) -> RepairResult:
-    """Ask the model for the fields of the page types the LLM-free ``result`` left unverified,
-    re-author, verify as the module docstring says; the returned result is adopted only then."""
+    """Ask the model for the fields of the page types the LLM-free ``result`` left unverified
+    (``llm``: token budget, perturbation rounds), re-author, verify as the module docstring
+    says; the returned result is adopted only then."""
     from anchorpath.authoring.llm.propose import propose
 
     def ask(seeds: Sequence[SeedPage], reqs: Sequence[FieldRequest]) -> Proposals:
-        return propose(client, seeds, reqs, budget=budget, perturbation_rounds=perturbation_rounds)
+        return propose(client, seeds, reqs, llm)
 
-    return repair_with_values(result, ask, _seeds, source="LLM", mutation_seed=mutation_seed)
+    return repair_with_values(result, ask, _seeds, source="LLM")
 
 
 def repair_with_values(
@@ -169,7 +169,6 @@ def repair_with_values(
     seeds_of: SeedsOf,
     *,
     source: str,
-    mutation_seed: int = 0,
 ) -> RepairResult:
     """The page types the LLM-free ``result`` left unverified
     (:func:`unverified_page_types`), re-authored from the values ``ask`` proposes on the
@@ -220,11 +219,7 @@ def repair_with_values(
                 seeds,
                 usable,
                 props.examples,
-                list_page=is_list,
-                mutation_seed=mutation_seed,
-                name=n,
-                match=old_pt.match,
-                strict=False,
+                AuthoringOptions(list_page=is_list, page_type=n, match=old_pt.match, strict=False),
             )
         except AnchorpathError as exc:
             problems.append(f"page type {n!r}: {exc}")

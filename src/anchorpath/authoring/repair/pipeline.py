@@ -86,7 +86,7 @@ __all__ = [
 ]
 
 
-def plan_repair(bundle_dir: str | Path, *, mutation_seed: int = 0) -> RepairResult:
+def plan_repair(bundle_dir: str | Path) -> RepairResult:
     """Diagnose, re-author and verify a repair from a bundle; writes nothing.
 
     Raises :class:`AuthoringError` for an unreadable bundle; a repair that cannot be verified
@@ -97,7 +97,7 @@ def plan_repair(bundle_dir: str | Path, *, mutation_seed: int = 0) -> RepairResu
     # the diagnosis); the outcome is in the result, not in a stream of ExtractionWarnings.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtractionWarning)
-        return _plan(bundle, mutation_seed)
+        return _plan(bundle)
 
 
 def _failing_pages(
@@ -156,7 +156,7 @@ def _changes(
     return out
 
 
-def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
+def _plan(bundle: Bundle) -> RepairResult:
     sf = bundle.selector
     pages, good_by_type, notes = _failing_pages(bundle)
     by_type: dict[str, list[FailingPage]] = {}
@@ -190,9 +190,7 @@ def _plan(bundle: Bundle, mutation_seed: int) -> RepairResult:
         authored: dict[tuple[str, ...], tuple[AuthoringResult | None, list[str]]] = {}
         for author_names, take in attempts:
             if tuple(author_names) not in authored:
-                authored[tuple(author_names)] = reauthor(
-                    pt, pt_pages, author_names, mutation_seed=mutation_seed
-                )
+                authored[tuple(author_names)] = reauthor(pt, pt_pages, author_names)
             result, why = authored[tuple(author_names)]
             if result is None:
                 best_notes = best_notes or why
@@ -316,7 +314,6 @@ def repair_from_bundle(
     *,
     selectors_dir: str | Path | None = None,
     dry_run: bool = False,
-    mutation_seed: int = 0,
 ) -> RepairResult:
     """Repair the bundle's site and, when the repair verifies and ``dry_run`` is false, save it.
 
@@ -328,7 +325,7 @@ def repair_from_bundle(
     since the drift). Check ``result.adopted``: a repair that does not reproduce the last good
     records is returned unsaved, with the failing fields in ``result.unreproduced``.
     """
-    result = plan_repair(bundle_dir, mutation_seed=mutation_seed)
+    result = plan_repair(bundle_dir)
     bundle = read_bundle(bundle_dir)
     target = _target(bundle, result.new.site.id, selectors_dir)
     if not target.is_file():

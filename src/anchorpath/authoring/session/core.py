@@ -23,6 +23,7 @@ from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean
 from anchorpath.authoring.candidates.xpath_common import first_match
 from anchorpath.authoring.induce import author_page_type
+from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldReport, FieldRequest
 from anchorpath.authoring.scoring.mutate import mutate_tree
 from anchorpath.authoring.seeds import SeedPage
@@ -105,7 +106,9 @@ class Session:
     """Review of one page type of ``base`` on ``pages``.
 
     ``reports`` are authoring's per-field reports (absent for fields loaded from an existing
-    file); ``source`` proposes values of fields added or asked about again.
+    file); ``source`` proposes values of fields added or asked about again; ``options`` are
+    the authoring options a field added in the session is authored with (the page type's
+    name, match and shape come from ``base``).
     """
 
     def __init__(
@@ -117,7 +120,7 @@ class Session:
         reports: Mapping[str, FieldReport] | None = None,
         problems: Sequence[str] = (),
         source: ValueSource | None = None,
-        mutation_seed: int = 0,
+        options: AuthoringOptions = AuthoringOptions(),
         changed: Sequence[str] = (),
     ) -> None:
         if page_type not in base.page_types:
@@ -131,7 +134,7 @@ class Session:
         self.page_type = page_type
         self.pages = list(pages)
         self.source = source
-        self.mutation_seed = mutation_seed
+        self.options = options
         self.problems = list(problems)
         reports = reports or {}
         pt = base.page_types[page_type]
@@ -368,7 +371,7 @@ class Session:
                     doc,
                     targets=targets[:8],
                     records=roots[:4],
-                    seed=self.mutation_seed + i,
+                    seed=self.options.mutation_seed + i,
                 )
                 for m in mutants:
                     total += 1
@@ -451,10 +454,12 @@ class Session:
             self.pages,
             fields,
             examples,
-            list_page=self.is_list,
-            mutation_seed=self.mutation_seed,
-            name=self.page_type,
-            match=self.spec.match,
+            replace(
+                self.options,
+                list_page=self.is_list,
+                page_type=self.page_type,
+                match=self.spec.match,
+            ),
         )
         new_root = result.page_type.record_root
         if self.is_list and new_root != self.spec.record_root and not self._same_rows(new_root):

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from anchorpath._config import FIELD_TOKEN_BUDGET
+from anchorpath._config import LLMConfig
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage
+
+if TYPE_CHECKING:  # the model's package is imported only when a model is asked
+    from anchorpath.authoring.llm.client import LLMClient
 
 __all__ = ["ExampleValues", "LLMValues", "ValueSource"]
 
@@ -71,12 +74,9 @@ class LLMValues:
     authoring (verbatim guard with one re-ask, perturbation grounding). Answers come from the
     response cache when they can; asking again bypasses it. Every call is in the ledger."""
 
-    def __init__(
-        self, client: Any, *, budget: int = FIELD_TOKEN_BUDGET, perturbation_rounds: int = 1
-    ) -> None:
+    def __init__(self, client: LLMClient, llm: LLMConfig) -> None:
         self.client = client
-        self.budget = budget
-        self.perturbation_rounds = perturbation_rounds
+        self.llm = llm
         self.name = f"LLM {getattr(client, 'model', '')}".strip()
         self.notes: list[str] = []
 
@@ -89,13 +89,7 @@ class LLMValues:
         client = self.client
         if again and isinstance(client, CachedClient):
             client = CachedClient(client.inner, None, client.ledger)  # no cache, same ledger
-        props = propose(
-            client,
-            pages,
-            [field],
-            budget=self.budget,
-            perturbation_rounds=self.perturbation_rounds,
-        )
+        props = propose(client, pages, [field], self.llm)
         self.notes = list(props.problems)
         out = [props.examples.get(p.source, {}).get(field.name) for p in pages]
         return out if any(v not in (None, "", []) for v in out) else None
