@@ -259,10 +259,11 @@ def load_lists(data: Path, only: Sequence[str] | None) -> list[ListSite]:
 
 def examples_for(site: ListSite, page: Page, n: int = N_EXAMPLES) -> list[str]:
     """The first ``n`` titles a person would copy: shown as such on the page (exact text,
-    case included), intact (no ``?`` from lost letters)."""
+    case included), intact (no U+FFFD; a ``?`` only where the page shows one too: elsewhere
+    it is a letter the CSV lost)."""
     out: list[str] = []
     for t in site.titles(page):
-        if "?" in t or "\ufffd" in t or display(t) not in page.shown or t in out:
+        if "\ufffd" in t or display(t) not in page.shown or t in out:
             continue
         out.append(t)
         if len(out) == n:

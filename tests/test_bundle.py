@@ -17,7 +17,7 @@ SELECTOR = Path(__file__).resolve().parents[1] / "src" / "anchorpath" / "demo" /
 def test_written_bundle_reads_back(tmp_path: Path) -> None:
     good = [("http://127.0.0.1/list?p=1", "<html>좋은</html>".encode("euc-kr"))]
     bad = [("http://127.0.0.1/list?p=1", b"<html>new</html>")]
-    manifest = write_bundle(
+    written = write_bundle(
         tmp_path / "bundle",
         SELECTOR,
         good,
@@ -27,15 +27,18 @@ def test_written_bundle_reads_back(tmp_path: Path) -> None:
         score=12.0,
         run_id="r1",
     )
+    manifest = json.loads((tmp_path / "bundle" / "bundle.json").read_text(encoding="utf-8"))
     assert manifest["format"] == BUNDLE_FORMAT
-    assert manifest["next_command"] == repair_command(manifest["site"], tmp_path / "bundle")
+    assert written.next_command == manifest["next_command"]
+    assert written.next_command == repair_command(written.site, tmp_path / "bundle")
+    assert (written.site, written.created_at) == (manifest["site"], manifest["created_at"])
     b = read_bundle(tmp_path / "bundle" / "bundle.json")
-    assert b.site == manifest["site"] and b.run_id == "r1"
+    assert b.site == written.site and b.run_id == "r1"
     assert [s.body for s in b.last_good] == [good[0][1]] and [s.url for s in b.failing] == [
         bad[0][0]
     ]
     assert b.last_good_records == ({"applicant": "A"},)
-    assert b.failing_fields == {"applicant": ["anchor label missing"]}
+    assert b.failing_fields == {"applicant": ("anchor label missing",)}
 
 
 def test_unknown_format_is_refused_in_one_line(tmp_path: Path) -> None:

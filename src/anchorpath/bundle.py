@@ -48,6 +48,7 @@ __all__ = [
     "BUNDLE_FORMAT",
     "Bundle",
     "Snapshot",
+    "WrittenBundle",
     "read_bundle",
     "repair_command",
     "repair_prompt",
@@ -89,7 +90,18 @@ class Bundle:
     last_good: tuple[Snapshot, ...]
     last_good_records: tuple[Mapping[str, Any], ...]
     failing: tuple[Snapshot, ...]
-    failing_fields: Mapping[str, Any]
+    #: each broken field with the gate's evidence for it
+    failing_fields: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class WrittenBundle:
+    """A bundle just written: its manifest's facts that the run's alert repeats."""
+
+    site: str
+    selector_version: int | None
+    created_at: str
+    next_command: str
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -164,7 +176,12 @@ def read_bundle(bundle_dir: str | Path) -> Bundle:
         last_good=_read_snapshots(path, manifest.get("last_good", []), "last_good"),
         last_good_records=tuple(records),
         failing=_read_snapshots(path, manifest.get("failing", []), "failing"),
-        failing_fields=failing_fields if isinstance(failing_fields, dict) else {},
+        failing_fields={
+            str(name): tuple(str(e) for e in evidence) if isinstance(evidence, list) else ()
+            for name, evidence in failing_fields.items()
+        }
+        if isinstance(failing_fields, dict)
+        else {},
     )
 
 
@@ -222,9 +239,9 @@ def write_bundle(
     evidence: Mapping[str, Any] | None = None,
     failing_records: Sequence[Mapping[str, Any]] | None = None,
     run_id: str | None = None,
-) -> dict[str, Any]:
-    """Write a bundle into the directory ``bundle`` (replacing one already there); return its
-    manifest (``bundle.json``).
+) -> WrittenBundle:
+    """Write a bundle into the directory ``bundle`` (replacing one already there); return what
+    its manifest (``bundle.json``) says of it.
 
     ``last_good`` and ``failing`` are ``(url, body)`` snapshots; ``last_good_records`` are the
     records the last accepted run extracted from them; ``failing_fields`` names each broken
@@ -272,7 +289,7 @@ def write_bundle(
         (bundle / "prompt.md").write_text(prompt, encoding="utf-8")
     except OSError as exc:
         raise BundleError(f"{bundle}: cannot write the bundle: {exc}") from exc
-    return manifest
+    return WrittenBundle(site, version, str(manifest["created_at"]), command)
 
 
 def _readme(m: Mapping[str, Any]) -> str:

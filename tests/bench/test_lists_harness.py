@@ -53,6 +53,15 @@ def test_title_column_is_filled_distinct_visible_and_worded() -> None:
     assert m.examples_for(site, page) == ["Title number 0", "Title number 1", "Title number 2"]
 
 
+def test_a_question_mark_the_page_shows_is_the_titles_own() -> None:
+    """A ``?`` is a letter the CSV lost unless the page shows the title with it."""
+    rows = [["Is it safe?"], ["Caf? menu"], ["Plain title"]]
+    body = "<li>Is it safe?</li><li>Café menu</li><li>Plain title</li>"
+    page = _page(rows, body)
+    site = m.ListSite("x", [page], (0,))
+    assert m.examples_for(site, page) == ["Is it safe?", "Plain title"]
+
+
 SHARED = BENCH.parent.parent / "shared" / "data" / "lists"
 
 

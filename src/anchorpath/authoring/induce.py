@@ -177,10 +177,12 @@ def author_page_type(
     pagination = None
     root_xpath = None
     shortfalls: list[str] = []
+    authored_from = list(seeds)
     if is_list:
         listed = author_list(seeds, docs, idx, fields, ex, options)
         root_xpath, specs, reports = listed.record_root, listed.specs, listed.reports
         problems, shortfalls = listed.problems, listed.shortfalls
+        authored_from = [seeds[i] for i in listed.seeds]
         nxt = detect_pagination(list(zip(docs, [s.url for s in seeds], strict=True)))
         pagination = Pagination(nxt) if nxt else None
     else:
@@ -214,7 +216,7 @@ def author_page_type(
         reports,
         tuple(dict.fromkeys(problems)),
         pagination,
-        tuple(seeds),
+        tuple(authored_from),
         round(time.perf_counter() - t0, 3),
         tuple(shortfalls),
         url_pattern,

@@ -181,7 +181,11 @@ EXIT_PARTIAL = 5
     "--allow-constant",
     is_flag=True,
     help="With --yes and an LLM: also write a --field whose value is the same on every seed "
-    "(without it such a field is left out as unconfirmed: it may be a planted banner).",
+    "and that the page does not name. Without it such a value is kept only where, on every "
+    "seed, a label or the node's markup at it shares a word with the field name "
+    "('Publisher: X' for --field publisher); otherwise it is left out as unconfirmed (it may "
+    "be a planted banner). A page that writes the field's name next to a planted value gets "
+    "it through: review untrusted sites in the session.",
 )
 @click.option(
     "--screenshots/--no-screenshots",
@@ -223,8 +227,11 @@ def new_site(
     again makes no call, and every call goes to a per-site ledger with tokens and cost. A
     seed whose answers disagree with the others' (one value for several fields: a page that
     instructs the model) is dropped, said, and authoring goes on with the others. With --yes,
-    a --field whose value is the same on every seed is left out as unconfirmed unless
-    --allow-constant is given (the session shows it to a person instead).
+    a --field whose value is the same on every seed is kept only where the page names the
+    field at it on every seed (a label such as "Publisher:", or the node's class, itemprop or
+    link path, sharing a word with the field name) and its XPath reads that node; otherwise
+    it is left out as unconfirmed unless --allow-constant is given (the session shows it to
+    a person instead).
 
     Either way every value is grounded to its node on every seed, anchor-first XPaths are
     generated, verified on all seeds (exact values, nothing spurious, leave-one-seed-out) and

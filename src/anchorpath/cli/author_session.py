@@ -9,13 +9,16 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean
 from anchorpath.authoring.options import AuthoringOptions
+
+if TYPE_CHECKING:
+    from anchorpath.authoring.reports import FieldReport
 
 __all__ = ["edit_cmd", "review_and_write", "session_source"]
 
@@ -56,7 +59,7 @@ def review_and_write(
     pages: Sequence[Any],
     target: Path,
     *,
-    reports: Mapping[str, Any] | None = None,
+    reports: Mapping[str, FieldReport] | None = None,
     problems: Sequence[str] = (),
     source: Any = None,
     options: AuthoringOptions = AuthoringOptions(),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 __all__ = ["CounterName", "FetchCounters", "FetchEvent", "redact_url"]
@@ -59,9 +59,6 @@ class FetchEvent:
     render: str = "http"
     outcome: str = ""  # ok | not-modified | redirect | retry | failed | blocked | disallowed ...
     detail: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 #: The name of one :class:`FetchCounters` field (mypy checks every ``counters.add(...)``).

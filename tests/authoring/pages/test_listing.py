@@ -183,3 +183,116 @@ def test_empty_and_ad_rows_between_records_are_left_out_and_said() -> None:
     assert any("no text or an ad frame" in p for p in res.problems)
     got = extract(_site(res), _spacers_and_ad_slots(3), "https://shop.test/s?q=3")
     assert [r.values["title"] for r in got] == [f"Book 3-{n}" for n in range(1, 7)]
+
+
+def _covers_some_rows_lack(p: int) -> str:
+    """Rows whose title is both a cover image's ``alt`` and the heading link's text; the
+    rows after the examples have no cover."""
+    rows = []
+    for n in range(1, 8):
+        cover = (
+            f'<a data-kind="game" href="/g{n}"><div><img src="/c{n}.jpg" alt="Game {p}-{n}">'
+            "</div></a>"
+            if n <= 4
+            else f'<a data-kind="game" href="/g{n}"><div><span>no image</span></div></a>'
+        )
+        rows.append(f'<li>{cover}<div><h4><a href="/g{n}">Game {p}-{n}</a></h4></div></li>')
+    return f"<html><body><ul id='results'>{''.join(rows)}</ul></body></html>"
+
+
+def test_the_title_every_row_has_wins_over_a_cover_some_rows_lack(tmp_path: Path) -> None:
+    """Rule: among the XPaths reproducing the examples, the one with a value on more of the
+    record rows wins: the CLI's default key then identifies every record (exit 0)."""
+    seeds, ex = [], {}
+    for p in (1, 2):
+        f = tmp_path / f"p{p}.html"
+        f.write_text(_covers_some_rows_lack(p), encoding="utf-8")
+        seeds += ["--seed", str(f), "--seed-url", f"https://games.test/search?q=k{p}"]
+        ex[str(f)] = {"title": [f"Game {p}-{n}" for n in (1, 2, 3)]}
+    exf = tmp_path / "ex.json"
+    exf.write_text(json.dumps(ex), encoding="utf-8")
+    out = tmp_path / "sel"
+    args = ["author", "new-site", "games", *seeds, "--examples", str(exf), "--list-page"]
+    res = CliRunner().invoke(main, [*args, "--yes", "--selectors", str(out)])
+    assert res.exit_code == 0, res.output
+    sf = load_selector_file(out / "games.json")
+    assert "@alt" not in sf.page_types["list"].fields["title"].xpath
+    got = extract(sf, _covers_some_rows_lack(3), "https://games.test/search?q=k3")
+    assert [r.values["title"] for r in got] == [f"Game 3-{n}" for n in range(1, 8)]
+
+
+def _sponsored_row_in_the_list(p: int) -> str:
+    """Result rows ``li/div/a/span``; the second row is a sponsored story of the same tag
+    whose title sits deeper (``li/div/a/div/span/strong``)."""
+    rows = []
+    for n in range(1, 7):
+        rows.append(
+            f'<li><div class="content"><a href="/n{n}"><span>Story {p}-{n}</span>'
+            f"<span>summary {n}</span></a></div></li>"
+        )
+        if n == 1:
+            rows.append(
+                '<li><div class="promo"><a href="https://ads.test/x"><div class="t">'
+                f"<span><strong>Sponsored tale {p}?</strong></span><span>Brand</span></div>"
+                "</a></div></li>"
+            )
+    return f"<html><body><ul class='news'>{''.join(rows)}</ul></body></html>"
+
+
+def test_a_sponsored_example_row_costs_that_example() -> None:
+    """Rule: when no record root fits, an example record whose value sits at another place
+    in its row than the other examples' is left out and named (partial), the rest authored."""
+    seeds, ex = [], {}
+    for p in (1, 2):
+        s = seed_from_html(
+            _sponsored_row_in_the_list(p), f"https://news.test/s?q={p}", source=f"{p}"
+        )
+        seeds.append(s)
+        ex[s.source] = {"title": [f"Story {p}-1", f"Sponsored tale {p}?", f"Story {p}-2"]}
+    res = author_page_type(seeds, [FieldRequest("title")], ex, AuthoringOptions(list_page=True))
+    assert any(
+        "example record 2 ('Sponsored tale 1?') has its value at another place" in s
+        for s in res.shortfalls
+    )
+    got = extract(_site(res), _sponsored_row_in_the_list(3), "https://news.test/s?q=3")
+    assert [r.values["title"] for r in got if r.values.get("title")] == [
+        f"Story 3-{n}" for n in range(1, 7)
+    ]
+
+
+def _table_list(p: int) -> str:
+    rows = "".join(
+        f'<tr><td class="t"><a href="/s{n}">Story {p}-{n}</a></td><td>by x</td></tr>'
+        for n in range(1, 6)
+    )
+    return f"<html><body><table class='stories'>{rows}</table></body></html>"
+
+
+def _ul_list(p: int) -> str:
+    items = "".join(
+        f'<li><article><h2><a href="/s{n}">Story {p}-{n}</a></h2><p>text</p></article></li>'
+        for n in range(1, 6)
+    )
+    return f"<html><body><ul class='articles'>{items}</ul></body></html>"
+
+
+def test_a_seed_of_another_template_costs_that_seed(tmp_path: Path) -> None:
+    """Rule: when no record root fits the examples of every seed (a table of stories on one
+    seed, a list of articles on the other), the file is authored from the largest set of
+    seeds one root fits — the first seed on a tie — and the seed left out is named (exit 5)."""
+    seeds, ex = [], {}
+    for p, build in ((1, _table_list), (2, _ul_list)):
+        f = tmp_path / f"p{p}.html"
+        f.write_text(build(p), encoding="utf-8")
+        seeds += ["--seed", str(f), "--seed-url", f"https://blog.test/search?q=k{p}"]
+        ex[str(f)] = {"title": [f"Story {p}-{n}" for n in (1, 2, 3)]}
+    exf = tmp_path / "ex.json"
+    exf.write_text(json.dumps(ex), encoding="utf-8")
+    out = tmp_path / "sel"
+    args = ["author", "new-site", "blog", *seeds, "--examples", str(exf), "--list-page"]
+    res = CliRunner().invoke(main, [*args, "--yes", "--selectors", str(out)])
+    assert res.exit_code == 5, res.output
+    assert f"authored from {tmp_path / 'p1.html'}, left out {tmp_path / 'p2.html'}" in res.stderr
+    sf = load_selector_file(out / "blog.json")
+    got = extract(sf, _table_list(3), "https://blog.test/search?q=k3")
+    assert [r.values["title"] for r in got] == [f"Story 3-{n}" for n in range(1, 6)]

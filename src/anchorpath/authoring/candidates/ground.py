@@ -202,75 +202,10 @@ def ground_value(
     Raises :class:`GroundingError` naming ``field`` and ``page`` when nothing matches.
     """
     want = norm(value)
-    want_display = _display(value)
     if not want:
         raise GroundingError(f"field {field!r} on page {page}: empty example value")
-    exact: list[Target] = []
-    partial: list[Target] = []
-    for el in index.elements:
-        t = index.text[el]
-        if want not in t or el.tag in _ROOTS:
-            continue
-        children_with = [c for c in el if isinstance(c.tag, str) and want in index.text.get(c, "")]
-        if t == want:
-            # The deepest element with exactly this text, plus ancestors with identical text
-            # (``<td><a>x</a></td>``): XPath verification decides which reads best.
-            if not any(index.text.get(c) == want for c in el):
-                shown = _display(index.raw[el])
-                exact.append(Target(el, "element", zone=_zone(el), found=shown))
-                for depth, anc in enumerate(el.iterancestors()):
-                    if depth >= 2 or anc.tag in _ROOTS or index.text.get(anc) != want:
-                        break
-                    exact.append(Target(anc, "element", zone=_zone(anc), found=shown))
-        elif not children_with and len(t) <= len(want) + MAX_RESIDUE:
-            hay = _display(index.raw[el])
-            split = _split(hay, want_display)
-            if split is not None:
-                shown = hay[len(split[0]) : len(hay) - len(split[1])]
-                partial.append(
-                    Target(
-                        el, "element", prefix=split[0], suffix=split[1], zone=_zone(el), found=shown
-                    )
-                )
-        # Mixed content: the value may sit in one text child (``<b>ISBN:</b> 978…``).
-        if len(el) and not children_with:
-            texts = text_children(el)
-            for i, s in enumerate(texts, start=1):
-                ts = _display(str(s))
-                if ts.casefold() == want:
-                    exact.append(Target(el, "text", text_index=i, zone=_zone(el), found=ts))
-                elif want in ts.casefold() and len(ts) <= len(want) + MAX_RESIDUE:
-                    split = _split(ts, want_display)
-                    if split is not None:
-                        partial.append(
-                            Target(
-                                el,
-                                "text",
-                                text_index=i,
-                                prefix=split[0],
-                                suffix=split[1],
-                                zone=_zone(el),
-                                found=ts[len(split[0]) : len(ts) - len(split[1])],
-                            )
-                        )
-    attrs: list[Target] = []
-    for el in index.doc.iter():
-        if not isinstance(el.tag, str) or not el.attrib:
-            continue
-        for name in VALUE_ATTRIBUTES:
-            v = el.get(name)
-            if v is None or not v.strip():
-                continue
-            if norm(v) == want or (
-                name in ("href", "src") and norm(urljoin(index.url, v.strip())) == want
-            ):
-                attrs.append(Target(el, "attr", attr=name, zone=_zone(el)))
-    jsonld: list[Target] = []
-    for i, (script, data) in enumerate(index.jsonld, start=1):
-        for key, v in _walk_json(data):
-            if norm(v) == want:
-                jsonld.append(Target(script, "jsonld", text_index=i, json_key=key, zone="jsonld"))
-    found = exact + attrs + partial + jsonld
+    exact, partial = _text_targets(index, want, _display(value))
+    found = exact + _attr_targets(index, want) + partial + _jsonld_targets(index, want)
     # Exact case wins: when the page spells the value as the example does somewhere, the
     # case-insensitive matches (``html`` in ``<!DOCTYPE html>`` for "HTML") are dropped.
     if any(t.found and t.case_exact(value) for t in found):
@@ -286,6 +221,108 @@ def ground_value(
             "(checked text, attributes, meta tags and JSON-LD)"
         )
     return found
+
+
+def _text_targets(
+    index: DocIndex, want: str, want_display: str
+) -> tuple[list[Target], list[Target]]:
+    """The elements and text children holding ``want``: whole (exact) and inside a
+    slightly longer text (partial), in document order."""
+    exact: list[Target] = []
+    partial: list[Target] = []
+    for el in index.elements:
+        t = index.text[el]
+        if want not in t or el.tag in _ROOTS:
+            continue
+        children_with = [c for c in el if isinstance(c.tag, str) and want in index.text.get(c, "")]
+        if t == want:
+            exact.extend(_exact_elements(index, el, want))
+        elif not children_with and len(t) <= len(want) + MAX_RESIDUE:
+            target = _partial_element(index, el, want_display)
+            if target is not None:
+                partial.append(target)
+        # Mixed content: the value may sit in one text child (``<b>ISBN:</b> 978…``).
+        if len(el) and not children_with:
+            _text_child_targets(el, want, want_display, exact, partial)
+    return exact, partial
+
+
+def _exact_elements(index: DocIndex, el: etree._Element, want: str) -> list[Target]:
+    """The deepest element with exactly this text, plus ancestors with identical text
+    (``<td><a>x</a></td>``): XPath verification decides which reads best. Empty when a
+    child holds the same text (that child is the deepest)."""
+    if any(index.text.get(c) == want for c in el):
+        return []
+    shown = _display(index.raw[el])
+    out = [Target(el, "element", zone=_zone(el), found=shown)]
+    for depth, anc in enumerate(el.iterancestors()):
+        if depth >= 2 or anc.tag in _ROOTS or index.text.get(anc) != want:
+            break
+        out.append(Target(anc, "element", zone=_zone(anc), found=shown))
+    return out
+
+
+def _partial_element(index: DocIndex, el: etree._Element, want_display: str) -> Target | None:
+    """``el`` when its text is the value plus a short prefix/suffix, else None."""
+    hay = _display(index.raw[el])
+    split = _split(hay, want_display)
+    if split is None:
+        return None
+    shown = hay[len(split[0]) : len(hay) - len(split[1])]
+    return Target(el, "element", prefix=split[0], suffix=split[1], zone=_zone(el), found=shown)
+
+
+def _text_child_targets(
+    el: etree._Element, want: str, want_display: str, exact: list[Target], partial: list[Target]
+) -> None:
+    """The text children of ``el`` equal to (appended to ``exact``) or slightly longer than
+    (appended to ``partial``) the value."""
+    for i, s in enumerate(text_children(el), start=1):
+        ts = _display(str(s))
+        if ts.casefold() == want:
+            exact.append(Target(el, "text", text_index=i, zone=_zone(el), found=ts))
+        elif want in ts.casefold() and len(ts) <= len(want) + MAX_RESIDUE:
+            split = _split(ts, want_display)
+            if split is not None:
+                partial.append(
+                    Target(
+                        el,
+                        "text",
+                        text_index=i,
+                        prefix=split[0],
+                        suffix=split[1],
+                        zone=_zone(el),
+                        found=ts[len(split[0]) : len(ts) - len(split[1])],
+                    )
+                )
+
+
+def _attr_targets(index: DocIndex, want: str) -> list[Target]:
+    """The value attributes (``content``, ``href``…) equal to the value; links also
+    compare resolved against the page URL."""
+    attrs: list[Target] = []
+    for el in index.doc.iter():
+        if not isinstance(el.tag, str) or not el.attrib:
+            continue
+        for name in VALUE_ATTRIBUTES:
+            v = el.get(name)
+            if v is None or not v.strip():
+                continue
+            if norm(v) == want or (
+                name in ("href", "src") and norm(urljoin(index.url, v.strip())) == want
+            ):
+                attrs.append(Target(el, "attr", attr=name, zone=_zone(el)))
+    return attrs
+
+
+def _jsonld_targets(index: DocIndex, want: str) -> list[Target]:
+    """The JSON-LD values equal to the value, by script and key."""
+    return [
+        Target(script, "jsonld", text_index=i, json_key=key, zone="jsonld")
+        for i, (script, data) in enumerate(index.jsonld, start=1)
+        for key, v in _walk_json(data)
+        if norm(v) == want
+    ]
 
 
 _TYPED = ("date", "datetime", "integer", "number", "url")

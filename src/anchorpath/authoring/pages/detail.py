@@ -58,117 +58,23 @@ def author_detail(
     read a value at (LLM perturbation grounding): on that seed, that field is grounded there
     only, so the chosen XPath selects that node rather than another one with the same text."""
     problems: list[str] = []
-    grounded: dict[str, list[list[Target]]] = {}
-    wants: dict[str, list[Any]] = {}
     # (field, seed index) -> targets of each value of a list field, in value order
     list_targets: dict[tuple[str, int], list[list[Target]]] = {}
+    grounded: dict[str, list[list[Target]]] = {}
+    wants: dict[str, list[Any]] = {}
     for f in fields:
-        per_seed: list[list[Target]] = []
-        values: list[Any] = []
-        for s, ix, e in zip(seeds, idx, ex, strict=True):
-            raw = e.get(f.name)
-            want: Any = (
-                [v for v in (as_str(x) for x in raw) if v] if isinstance(raw, list) else as_str(raw)
-            )
-            values.append(want)
-            if not want:
-                per_seed.append([])
-                continue
-            try:
-                if isinstance(want, list):
-                    per_value = [
-                        ground_value(ix, v, field=f.name, page=s.source, ftype=f.type) for v in want
-                    ]
-                    list_targets[(f.name, len(per_seed))] = per_value
-                    ts = [t for vs in per_value for t in vs]
-                else:
-                    ts = ground_value(ix, want, field=f.name, page=s.source, ftype=f.type)
-                    read = (read_nodes or {}).get(s.source, {}).get(f.name)
-                    ts = _steer(ts, read, problems, f"field {f.name!r} on page {s.source}")
-                    note = grounding_note(ts, want, field=f.name, page=s.source)
-                    if note:
-                        problems.append(note)
-            except GroundingError as exc:
-                if options.strict:
-                    raise
-                problems.append(str(exc))
-                per_seed = []
-                break
-            per_seed.append(ts)
-        if not per_seed:
-            continue
-        if not any(values):
-            problems.append(f"field {f.name!r}: no example value on any seed; left out")
-            continue
-        present = [i for i, v in enumerate(values) if v]
-        limit = 6 * max((len(v) for v in values if isinstance(v, list)), default=1)
-        kept, notes = consistent_targets([per_seed[i] for i in present], limit=limit)
-        full: list[list[Target]] = [[] for _ in seeds]
-        for i, ts in zip(present, kept, strict=True):
-            full[i] = ts
-        grounded[f.name] = full
-        wants[f.name] = values
-        problems += [f"field {f.name!r}: {n}" for n in notes]
-    # One mutation set per seed, clustered around the best-looking target of every field.
+        found = _ground_field(f, seeds, idx, ex, options, read_nodes, problems, list_targets)
+        if found is not None:
+            grounded[f.name], wants[f.name] = found
     types = {f.name: f.type for f in fields}
-    mutants: list[list[Any]] = []
-    for i, doc in enumerate(docs):
-        # List fields are left out: a sibling inserted next to a list item *is* a new item.
-        targets = list(
-            dict.fromkeys(
-                t.element
-                for name, g in grounded.items()
-                if types[name] != "list"
-                for t in g[i][:4]
-                if t.zone == "body"
-            )
-        )
-        # ... but decoys and same-tag blocks cluster around list items too.
-        items = list(
-            dict.fromkeys(
-                vs[0].element
-                for (name, j), per_value in list_targets.items()
-                if j == i and name in grounded
-                for vs in per_value
-                if vs and vs[0].zone == "body"
-            )
-        )
-        mutants.append(
-            mutate_tree(
-                doc,
-                targets=targets,
-                operators=options.operators,
-                seed=options.mutation_seed + i,
-                list_targets=[x for x in items if x not in targets],
-            )
-        )
+    mutants = _mutants(docs, grounded, types, list_targets, options)
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
     for f in fields:
         if f.name not in grounded:
             continue
-        per_seed_t = grounded[f.name]
         values = wants[f.name]
-        cands: dict[tuple[str, Normalize], tuple[XCandidate, set[int]]] = {}
-        for i, ts in enumerate(per_seed_t):
-            if f.type == "list":
-                keep = set(map(id, ts))  # structurally consistent targets only
-                per_value = [
-                    [t for t in vs if id(t) in keep] or vs
-                    for vs in list_targets.get((f.name, i), [])
-                ]
-                generated = _list_candidates(per_value, docs[i])
-            else:
-                vn = norm(values[i]) if isinstance(values[i], str) else ""
-                generated = [
-                    c for t in ts[:4] for c in generate_candidates(t, docs[i], value_norm=vn)
-                ]
-            for c in generated:
-                key = (c.xpath, c.normalize)
-                if key in cands:
-                    cands[key][1].add(i)
-                else:
-                    cands[key] = (c, {i})
+        cands = _field_candidates(f, grounded[f.name], values, list_targets, docs)
         ftype = f.type
         seed_exps = [
             [Expectation(docs[i], values[i] or None, ftype, seeds[i].url)]
@@ -203,6 +109,151 @@ def author_detail(
         reports[f.name] = rep
         specs[f.name] = field_spec(f, rep, [v for v in values if v])
     return specs, reports, problems
+
+
+def _ground_field(
+    f: FieldRequest,
+    seeds: Sequence[SeedPage],
+    idx: list[DocIndex],
+    ex: list[Mapping[str, Any]],
+    options: AuthoringOptions,
+    read_nodes: Mapping[str, Mapping[str, str]] | None,
+    problems: list[str],
+    list_targets: dict[tuple[str, int], list[list[Target]]],
+) -> tuple[list[list[Target]], list[Any]] | None:
+    """The structurally consistent targets of one field on every seed (empty where the seed
+    gives no value) and its example values; None when the field is left out (a value not
+    found, no value on any seed). Problems are appended; the targets of each value of a list
+    field are recorded in ``list_targets``."""
+    per_seed: list[list[Target]] = []
+    values: list[Any] = []
+    for s, ix, e in zip(seeds, idx, ex, strict=True):
+        raw = e.get(f.name)
+        want: Any = (
+            [v for v in (as_str(x) for x in raw) if v] if isinstance(raw, list) else as_str(raw)
+        )
+        values.append(want)
+        if not want:
+            per_seed.append([])
+            continue
+        try:
+            if isinstance(want, list):
+                per_value = [
+                    ground_value(ix, v, field=f.name, page=s.source, ftype=f.type) for v in want
+                ]
+                list_targets[(f.name, len(per_seed))] = per_value
+                ts = [t for vs in per_value for t in vs]
+            else:
+                ts = _ground_one(f, s, ix, want, read_nodes, problems)
+        except GroundingError as exc:
+            if options.strict:
+                raise
+            problems.append(str(exc))
+            return None
+        per_seed.append(ts)
+    if not per_seed:
+        return None
+    if not any(values):
+        problems.append(f"field {f.name!r}: no example value on any seed; left out")
+        return None
+    present = [i for i, v in enumerate(values) if v]
+    limit = 6 * max((len(v) for v in values if isinstance(v, list)), default=1)
+    kept, notes = consistent_targets([per_seed[i] for i in present], limit=limit)
+    full: list[list[Target]] = [[] for _ in seeds]
+    for i, ts in zip(present, kept, strict=True):
+        full[i] = ts
+    problems += [f"field {f.name!r}: {n}" for n in notes]
+    return full, values
+
+
+def _ground_one(
+    f: FieldRequest,
+    s: SeedPage,
+    ix: DocIndex,
+    want: str,
+    read_nodes: Mapping[str, Mapping[str, str]] | None,
+    problems: list[str],
+) -> list[Target]:
+    """The targets of a single-valued field on one seed, steered to the node a reader read
+    it at; how the value was found is noted in ``problems``."""
+    ts = ground_value(ix, want, field=f.name, page=s.source, ftype=f.type)
+    read = (read_nodes or {}).get(s.source, {}).get(f.name)
+    ts = _steer(ts, read, problems, f"field {f.name!r} on page {s.source}")
+    note = grounding_note(ts, want, field=f.name, page=s.source)
+    if note:
+        problems.append(note)
+    return ts
+
+
+def _mutants(
+    docs: list[etree._Element],
+    grounded: Mapping[str, list[list[Target]]],
+    types: Mapping[str, str],
+    list_targets: Mapping[tuple[str, int], list[list[Target]]],
+    options: AuthoringOptions,
+) -> list[list[Any]]:
+    """One mutation set per seed, clustered around the best-looking target of every field
+    (``options``: the mutation operators and their RNG seed)."""
+    mutants: list[list[Any]] = []
+    for i, doc in enumerate(docs):
+        # List fields are left out: a sibling inserted next to a list item *is* a new item.
+        targets = list(
+            dict.fromkeys(
+                t.element
+                for name, g in grounded.items()
+                if types[name] != "list"
+                for t in g[i][:4]
+                if t.zone == "body"
+            )
+        )
+        # ... but decoys and same-tag blocks cluster around list items too.
+        items = list(
+            dict.fromkeys(
+                vs[0].element
+                for (name, j), per_value in list_targets.items()
+                if j == i and name in grounded
+                for vs in per_value
+                if vs and vs[0].zone == "body"
+            )
+        )
+        mutants.append(
+            mutate_tree(
+                doc,
+                targets=targets,
+                operators=options.operators,
+                seed=options.mutation_seed + i,
+                list_targets=[x for x in items if x not in targets],
+            )
+        )
+    return mutants
+
+
+def _field_candidates(
+    f: FieldRequest,
+    per_seed_t: list[list[Target]],
+    values: list[Any],
+    list_targets: Mapping[tuple[str, int], list[list[Target]]],
+    docs: list[etree._Element],
+) -> dict[tuple[str, Normalize], tuple[XCandidate, set[int]]]:
+    """The XPath candidates of one field, each with the seeds it was generated on."""
+    cands: dict[tuple[str, Normalize], tuple[XCandidate, set[int]]] = {}
+    for i, ts in enumerate(per_seed_t):
+        if f.type == "list":
+            keep = set(map(id, ts))  # structurally consistent targets only
+            per_value = [
+                [t for t in vs if id(t) in keep] or vs for vs in list_targets.get((f.name, i), [])
+            ]
+            generated = _list_candidates(per_value, docs[i])
+        else:
+            vn = norm(values[i]) if isinstance(values[i], str) else ""
+            generated = [c for t in ts[:4] for c in generate_candidates(t, docs[i], value_norm=vn)]
+        for c in generated:
+            key = (c.xpath, c.normalize)
+            if key in cands:
+                cands[key][1].add(i)
+            else:
+                cands[key] = (c, {i})
+    return cands
 
 
 def _steer(targets: list[Target], read: str | None, problems: list[str], what: str) -> list[Target]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import combinations
 from typing import Any
 
 from lxml import etree
@@ -44,7 +45,7 @@ from anchorpath.authoring.scoring.choose import (
     same_everywhere,
 )
 from anchorpath.authoring.scoring.mutate import Mutant, mutate_tree
-from anchorpath.authoring.scoring.verify import Expectation, compiled
+from anchorpath.authoring.scoring.verify import Expectation, Scored, compiled, read_values
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.model import FieldSpec, Normalize
 
@@ -78,9 +79,12 @@ def author_list(
     grounded, problems = _ground_records(seeds, idx, fields, names, values, strict=strict)
     shortfalls: list[str] = []
     roots = _record_roots(seeds, grounded, names, values, shortfalls)
+    fit = _fit_roots(seeds, docs, grounded, names, values, roots, problems, shortfalls)
     problems += shortfalls
-    probe = _probe(grounded, names, roots)
-    ok_roots, counts = _seed_verified_roots(docs, roots, probe, problems)
+    keep = fit.seeds
+    seeds, docs = [seeds[i] for i in keep], [docs[i] for i in keep]
+    grounded, values = [grounded[i] for i in keep], [values[i] for i in keep]
+    roots, probe, ok_roots, counts = [roots[i] for i in keep], fit.probe, fit.ok, fit.counts
     mutants = _record_mutants(docs, grounded, roots, options)
     similar = [
         similar_records(d, rr, probe) if probe else len(rr)
@@ -88,20 +92,21 @@ def author_list(
     ]
     root_xpath = _best_root(ok_roots, counts, mutants, similar, probe).xpath
     problems += _count_report(seeds, counts[root_xpath], similar)
+    rows = [r for d in docs for r in _elements(_xpath(root_xpath)(d))]
     specs: dict[str, FieldSpec] = {}
     reports: dict[str, FieldReport] = {}
     for f in fields:
         if f.name not in names:
             continue
         rep, spec, field_problems = _author_field(
-            f, seeds, grounded, roots, values, mutants, strict=strict
+            f, seeds, grounded, roots, values, mutants, rows, strict=strict
         )
         reports[f.name] = rep
         problems += field_problems
         if spec is not None:
             specs[f.name] = spec
             shortfalls += [w for w in spec.warnings if _NOT_EVERY_SEED in w]
-    return ListAuthored(root_xpath, specs, reports, problems, shortfalls)
+    return ListAuthored(root_xpath, specs, reports, problems, shortfalls, tuple(keep))
 
 
 #: Words of the warning of a field kept although it is right on most, not all, seeds.
@@ -119,6 +124,111 @@ class ListAuthored:
     reports: dict[str, FieldReport]
     problems: list[str]
     shortfalls: list[str]
+    #: The indexes of the seeds authored from (all but a seed of another template).
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """Record-root candidates fitting the example rows of the seeds ``seeds`` (indexes),
+    the probe they were checked with and the rows each selects per kept seed."""
+
+    seeds: list[int]
+    probe: str | None
+    ok: list[RootCandidate]
+    counts: dict[str, list[int]]
+
+
+def _fit_roots(
+    seeds: Sequence[SeedPage],
+    docs: list[etree._Element],
+    grounded: _Grounded,
+    names: list[str],
+    values: _Values,
+    roots: list[list[etree._Element]],
+    problems: list[str],
+    shortfalls: list[str],
+) -> _Fit:
+    """Record-root candidates selecting exactly the example records' rows on every seed.
+
+    When none does, one odd example or one odd seed costs itself, not the page type (named
+    in ``shortfalls``, the file is partial):
+
+    1. an example record whose value sits at another path inside its row than the other
+       examples' values on that seed (a sponsored row copied with the results) is left out
+       (from ``grounded``, ``values`` and ``roots`` too), the others' roots induced and
+       fitted again;
+    2. seeds of two templates (no root fits them all): the largest set of seeds that one
+       root fits is kept, the first seeds first on a tie, and each seed left out is named.
+    """
+    probe = _probe(grounded, names, roots)
+    ok, counts, tried = _seed_verified_roots(docs, roots, probe, problems)
+    if ok:
+        return _Fit(list(range(len(seeds))), probe, ok, counts)
+    odd = _odd_records(grounded, names, roots)
+    if any(odd):
+        g2, r2 = [list(x) for x in grounded], [list(x) for x in roots]
+        v2 = [{n: list(v) for n, v in d.items()} for d in values]
+        said = []
+        for i, rs in enumerate(odd):
+            for r in rs:
+                shown = next((v2[i][n][r] for n in names if v2[i].get(n, [None])[r]), "?")
+                said.append(
+                    f"{seeds[i].source}: example record {r + 1} ({shown!r}) has its value "
+                    "at another place in its row than the other examples (a sponsored or "
+                    "featured row?); left out, the others authored"
+                )
+            for r in sorted(rs, reverse=True):
+                del g2[i][r], r2[i][r]
+                for n in v2[i]:
+                    del v2[i][n][r]
+        for i, recs in enumerate(g2):  # the roots the remaining examples agree on
+            again = induce_roots([[[t.element for t in rec[n]] for n in names] for rec in recs])
+            r2[i] = again if again is not None else r2[i]
+        probe = _probe(g2, names, r2)
+        ok, counts, _ = _seed_verified_roots(docs, r2, probe, problems)
+        if ok:
+            grounded[:], roots[:], values[:] = g2, r2, v2
+            shortfalls += said
+            return _Fit(list(range(len(seeds))), probe, ok, counts)
+    for size in range(len(seeds) - 1, 0, -1):
+        for keep in combinations(range(len(seeds)), size):
+            sub = [roots[i] for i in keep]
+            probe = _probe([grounded[i] for i in keep], names, sub)
+            ok, counts, _ = _seed_verified_roots([docs[i] for i in keep], sub, probe, problems)
+            if ok:
+                left = [seeds[i].source for i in range(len(seeds)) if i not in keep]
+                shortfalls.append(
+                    f"no record root fits the example records of every seed; authored from "
+                    f"{', '.join(seeds[i].source for i in keep)}, left out {', '.join(left)} "
+                    "(a page of another template?)"
+                )
+                return _Fit(list(keep), probe, ok, counts)
+    raise AuthoringError(
+        "no record-root XPath selects exactly the example records' rows "
+        f"on every seed ({tried} candidates tried)"
+    )
+
+
+def _odd_records(
+    grounded: _Grounded, names: list[str], roots: list[list[etree._Element]]
+) -> list[list[int]]:
+    """Per seed, the example records whose first value sits at a path inside their row
+    (:func:`probe_path`) that a strict majority of the seed's other examples do not share;
+    none on a seed where fewer than two examples would remain."""
+    out: list[list[int]] = []
+    for recs, rr in zip(grounded, roots, strict=True):
+        paths: list[str | None] = []
+        for rec, root in zip(recs, rr, strict=True):
+            node = next((rec[n][0].element for n in names if rec.get(n)), None)
+            inside = node is not None and (node is root or root in node.iterancestors())
+            paths.append(probe_path(root, node) if node is not None and inside else None)
+        known = [p for p in paths if p is not None]
+        top = max(sorted(set(known)), key=known.count) if known else None
+        odd = [r for r, p in enumerate(paths) if p is not None and p != top]
+        majority = top is not None and 2 * known.count(top) > len(known)
+        out.append(odd if majority and len(paths) - len(odd) >= 2 else [])
+    return out
 
 
 def _record_values(
@@ -286,6 +396,13 @@ def _count_report(seeds: Sequence[SeedPage], found: list[int], similar: list[int
     return out
 
 
+def _xpath(expr: str) -> etree.XPath:
+    """``expr`` compiled (one the authoring generated and evaluated already)."""
+    xp = compiled(expr)
+    assert xp is not None
+    return xp
+
+
 def _elements(res: object) -> list[etree._Element]:
     return [x for x in res if isinstance(x, etree._Element)] if isinstance(res, list) else []
 
@@ -300,9 +417,9 @@ def _seed_verified_roots(
     roots: list[list[etree._Element]],
     probe: str | None,
     problems: list[str],
-) -> tuple[list[RootCandidate], dict[str, list[int]]]:
-    """Record-root candidates that select exactly the example records' rows on every seed,
-    with the number of rows each selects per seed.
+) -> tuple[list[RootCandidate], dict[str, list[int]], int]:
+    """Record-root candidates that select exactly the example records' rows on every seed
+    (maybe none), the number of rows each selects per seed, and how many were tried.
 
     Rule: when none does because a candidate's extra rows are empty or ad-shaped (spacers,
     ad slots between the records), the candidate narrowed by :data:`NOT_FILLER` is tried,
@@ -325,12 +442,7 @@ def _seed_verified_roots(
                 "between them with no text or an ad frame (iframe, ins, embed) are left out "
                 f"with {NOT_FILLER}"
             )
-    if not ok_roots:
-        raise AuthoringError(
-            "no record-root XPath selects exactly the example records' rows "
-            f"on every seed ({len(rcands)} candidates tried)"
-        )
-    return ok_roots, counts
+    return ok_roots, counts, len(rcands)
 
 
 def _exact_roots(
@@ -441,11 +553,16 @@ def _author_field(
     roots: list[list[etree._Element]],
     values: _Values,
     mutants: list[list[Mutant]],
+    rows: list[etree._Element],
     *,
     strict: bool,
 ) -> tuple[FieldReport, FieldSpec | None, list[str]]:
     """One field's XPath relative to the record roots: its report, its spec (None when no
-    candidate reproduces the examples; an error when ``strict``) and its problems."""
+    candidate reproduces the examples; an error when ``strict``) and its problems.
+
+    Rule: among the XPaths that reproduce the examples, the one giving a value on more of the
+    seeds' record rows (``rows``, all the record root selects) wins, then the usual ranking:
+    a cover image's ``alt`` that some rows lack loses to the link text every row has."""
     cands = _field_candidates(f.name, grounded, roots, values)
     seed_exps = [
         [
@@ -471,6 +588,9 @@ def _author_field(
         ]
 
     best, ranked, probs = choose_xpath(f.name, cands, seed_exps, mexps, most=True)
+    if best is not None:
+        ranked = _by_row_coverage(ranked, rows)
+        best = ranked[0]
     rep = field_report(f, best, ranked, len(cands), probs)
     if best is not None and not best.all_ok:
         rep = replace(rep, warnings=(probs[0], *rep.warnings))
@@ -484,6 +604,20 @@ def _author_field(
     same = same_everywhere(f.name, flat)
     rep = replace(rep, problems=rep.problems + tuple(same))
     return rep, field_spec(f, rep, flat), problems + same
+
+
+def _by_row_coverage(ranked: list[Scored], rows: Sequence[etree._Element]) -> list[Scored]:
+    """``ranked`` ordered by the number of ``rows`` on which the candidate reads a non-empty
+    value, most first (a stable sort: the ranking decides among equals)."""
+
+    def covered(s: Scored) -> int:
+        n = 0
+        for row in rows:
+            got = read_values(s.candidate.xpath, row, s.candidate.normalize)
+            n += bool(got and got[0])
+        return n
+
+    return sorted(ranked, key=lambda s: -covered(s))
 
 
 def _field_candidates(

@@ -13,7 +13,7 @@ The gate imports its parts directly: a broken drift module fails the run, never 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -216,9 +216,10 @@ class RollingBaseline:
         rows = store.runs(sf.site.id, verdicts=COMMITTED, limit=BASELINE_WINDOW)
         return cls(sf, sf_path, [stats_of(r) for r in reversed(rows)])
 
-    def add(self, stats: Mapping[str, Any] | None) -> None:
-        """A run was committed with these statistics (as the store keeps them)."""
-        self.committed.append(RunStats.from_dict(stats) if isinstance(stats, dict) else None)
+    def add(self, stats: RunStats | None) -> None:
+        """A run was committed with these statistics (as :func:`stats_of` reads them from the
+        store; None: a committed run without statistics)."""
+        self.committed.append(stats)
         del self.committed[:-BASELINE_WINDOW]
 
     def history(self) -> list[RunStats]:

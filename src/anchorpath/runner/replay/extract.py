@@ -22,6 +22,7 @@ from anchorpath._errors import (
 from anchorpath.fetch.http import charset_of
 from anchorpath.runner.crawl.pages import extract_page
 from anchorpath.runner.drift.gate import looks_empty
+from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.pipeline import RunChecks, check_records
 from anchorpath.runner.progress import (
@@ -136,11 +137,11 @@ class RunShards:
 @dataclass(frozen=True)
 class Checked:
     """A run's checks and what its commit needs from them, computed where it was checked: its
-    statistics as the store keeps them (JSON values, sorted keys) and its emitted records
-    merged by key."""
+    statistics as the store keeps them (read back from their canonical JSON, so the baseline
+    holds what ``run`` would read from the database) and its emitted records merged by key."""
 
     checks: RunChecks
-    stats: dict[str, Any]
+    stats: RunStats
     merged: Merged
 
 
@@ -321,7 +322,7 @@ def check_run(progress: Progress, job: CheckJob) -> Checked:
     submitting process)."""
     sf, _ = selector_of(job.sf_text)
     checks = check_records(sf, job.records, job.pages)
-    stats = json.loads(canonical_json(checks.stats.to_dict()))
+    stats = RunStats.from_dict(json.loads(canonical_json(checks.stats.to_dict())))
     merged = merge_records(job.records, commit_plan(sf, checks.bad))
     progress(RunsChecked(1))
     return Checked(checks, stats, merged)
@@ -332,18 +333,19 @@ def commit_plan(
     bad: set[int],
     *,
     crawl_complete: bool = False,
-    stats: dict[str, Any] | None = None,
+    stats: RunStats | None = None,
     gone: Sequence[str] = (),
 ) -> CommitPlan:
     """How a replayed run's records are committed (``merge_records`` reads the key, emitted
-    and listing page types and the bad records only)."""
+    and listing page types and the bad records only); its statistics in the JSON form the
+    store keeps."""
     return CommitPlan(
         key_fields=list(sf.key),
         emit=sorted(n for n, pt in sf.page_types.items() if pt.emit),
         listing_types=sorted(n for n, pt in sf.page_types.items() if pt.record_root),
         bad=sorted(bad),
         crawl_complete=crawl_complete,
-        stats=stats,
+        stats=None if stats is None else stats.to_dict(),
         gone=list(gone),
     )
 

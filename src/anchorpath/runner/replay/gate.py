@@ -10,14 +10,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from anchorpath._errors import (
     RunError,
 )
 from anchorpath.runner.archive import stands_for
 from anchorpath.runner.decide import Observed, decide, gone_evidence
-from anchorpath.runner.drift.gate import RollingBaseline, looks_empty
+from anchorpath.runner.drift.gate import RollingBaseline, looks_empty, stats_of
+from anchorpath.runner.drift.stats import RunStats
 from anchorpath.runner.executor import Executor
 from anchorpath.runner.model import PageEntry, RecordEntry
 from anchorpath.runner.progress import Progress, ReplayPlanned, RunReplayed
@@ -83,7 +83,7 @@ class Replaying:
     records: int = 0
     invalid: int = 0
     events: list[Event] = field(default_factory=list)
-    stats: dict[str, Any] | None = None
+    stats: RunStats | None = None
     extracted: list[RecordEntry] = field(default_factory=list)
     page_entries: list[PageEntry] = field(default_factory=list)
     page_rows: list[PageRow] = field(default_factory=list)
@@ -348,9 +348,9 @@ class Replayer:
                 target, row, rr.extracted, rr.plan, rr.page_rows, merged=rr.merged
             )
             rr.events, rr.complete = outcome.events, outcome.complete
-            # What the database now holds for it (JSON values already), as the next runs'
-            # baseline would read it.
-            self.baseline.add(outcome.row.stats)
+            # Its statistics as the database now holds them, read as the next runs'
+            # baseline would read them.
+            self.baseline.add(stats_of(outcome.row))
         else:
             target.commit_run(row)
 

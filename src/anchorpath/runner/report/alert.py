@@ -39,7 +39,7 @@ def write_alert_bundle(
     run_dir = Path(run_dir)
     bundle = run_dir / BUNDLE_DIR
     try:
-        manifest = write_bundle(
+        written = write_bundle(
             bundle,
             Path(selector_file_path),
             last_good,
@@ -54,16 +54,16 @@ def write_alert_bundle(
         )
         alert = {
             "kind": "drift",
-            "site": manifest["site"],
+            "site": written.site,
             "run_id": run_id,
-            "selector_version": manifest["selector_version"],
-            "created_at": manifest["created_at"],
+            "selector_version": written.selector_version,
+            "created_at": written.created_at,
             "verdict": drift.verdict,
             "score": round(drift.score, 3),
             "fields": drift.fields,
             "structural": drift.structural,
             "bundle": str(bundle),
-            "next_command": manifest["next_command"],
+            "next_command": written.next_command,
         }
         (run_dir / "alert.json").write_text(
             json.dumps(alert, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8"
