@@ -27,7 +27,8 @@ class AuthoringOptions:
     that grounds nowhere, or a field no XPath reproduces, is an error; otherwise the field is
     left out and the reason goes to the problems. ``allow_constant`` (LLM authoring): also
     author a field asked for by name whose value is the same on every seed (without it such a
-    field is left out as unconfirmed: it may be a planted banner).
+    field is kept only where the pages name the field at the value, see
+    ``authoring.llm.confirm``; otherwise it is left out as unconfirmed: a planted banner?).
     """
 
     list_page: bool | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from anchorpath._config import LLMConfig
 from anchorpath.authoring.llm import FakeClient, author_with_llm
 from anchorpath.authoring.llm.client import ChatRequest
@@ -174,3 +176,71 @@ def test_a_constant_value_of_a_named_field_is_unconfirmed_without_allow_constant
     )
     assert not allowed.failed and allowed.selector_file is not None
     assert "publisher" in allowed.selector_file.page_types["detail"].fields
+
+
+def test_a_banner_labelled_with_another_fields_name_stays_unconfirmed(shop: Shop) -> None:
+    # The page names the banner, but as an ISBN: that does not confirm it as the publisher.
+    banner = f'<div class="promo"><b>ISBN-13:</b> {KETTLE}</div>'
+    pages = [(u, book_page(i, injection=banner)) for i, (u, _) in enumerate(shop.pages)]
+    seeds = [seed_from_html(h, u) for u, h in pages]
+    answer = _truthful(shop, seeds, {s.source for s in seeds}, {"publisher"})
+    res = author_with_llm(
+        "shop",
+        seeds,
+        FakeClient(answer),
+        FIELDS3,
+        LLMConfig(perturbation_rounds=0),
+        AuthoringOptions(allow_constant=False),
+    )
+    assert set(res.failed) == {"publisher"}
+    why = res.failed["publisher"]
+    assert why.startswith(f'the same value "{KETTLE}" on all 3 seeds, and no label or markup')
+    assert 'a label such as "Publisher:"' in why and "--allow-constant" in why
+
+
+_TEAMS = ["Harbour City Gulls", "Harbour City Gulls", "Harbour City Gulls", "Inland Foxes"]
+
+
+def _player_page(i: int, layout: str) -> str:
+    """A player page of our own: the team in a label table (``th``/``td``) or in the label's
+    own text node ("Team: …"), next to a few other facts."""
+    team = _TEAMS[i]
+    facts = (
+        f"<table class='facts'><tr><th>Position</th><td>Guard {i}</td></tr>"
+        f"<tr><th>Team</th><td><a href='/t/{i % 2}'>{team}</a></td></tr>"
+        f"<tr><th>Height</th><td>{190 + i} cm</td></tr></table>"
+        if layout == "table"
+        else f"<ul class='facts'><li>Position: Guard {i}</li><li>Team: {team}</li>"
+        f"<li>Height: {190 + i} cm</li></ul>"
+    )
+    return f"""<!DOCTYPE html><html><head><title>Player {i}</title></head><body>
+<nav><a href="/">Home</a> <a href="/teams">Teams</a></nav>
+<div id="main"><h1>Player Number {i}</h1>{facts}<p>Stats updated daily.</p></div>
+</body></html>"""
+
+
+@pytest.mark.parametrize("layout", ["table", "text"])
+def test_a_labelled_constant_is_kept_without_allow_constant(layout: str) -> None:
+    # Three seeds from one team: the team is the same on all of them, and the page labels it.
+    pages = [(f"http://league.test/player/{i}", _player_page(i, layout)) for i in range(4)]
+    seeds = [seed_from_html(h, u) for u, h in pages[:3]]
+
+    def answer(req: ChatRequest) -> Any:
+        i = next(i for i, (u, _) in enumerate(pages) if any(u in m.content for m in req.messages))
+        out = {"name": f"Player Number {i}", "team": _TEAMS[i]}
+        return {f: out[f] for f in req.schema["properties"]}
+
+    fields = [FieldRequest("name"), FieldRequest("team")]
+    res = author_with_llm(
+        "league",
+        seeds,
+        FakeClient(answer),
+        fields,
+        LLMConfig(perturbation_rounds=0),
+        AuthoringOptions(allow_constant=False),
+    )
+    assert not res.failed and res.selector_file is not None
+    assert res.result is not None
+    assert any("'team': the same value on every seed, kept" in p for p in res.result.problems)
+    url, html = pages[3]  # another team's player
+    assert extract(res.selector_file, html, url)[0].values["team"] == "Inland Foxes"

@@ -13,7 +13,7 @@ from anchorpath.cli import main
 from anchorpath.selectors.evaluate import extract
 from anchorpath.selectors.load import load_selector_file
 
-from .conftest import Shop
+from .conftest import BOOKS, Shop, book_page
 
 SECRET = "sk-live-DO-NOT-LEAK-42"
 
@@ -157,9 +157,35 @@ def test_yes_leaves_a_constant_named_field_unconfirmed_unless_allowed(
         )
     assert res.exit_code == 5, res.output
     assert f'not authored: publisher: the same value "{kettle}" on all 3 seeds' in res.stderr
+    assert (
+        'kept when the page names the field at it on every seed (a label such as "Publisher:"'
+        in (" ".join(res.stderr.split()))
+    )
     assert list(load_selector_file(tmp_path / "a" / "shop.json").page_types["detail"].fields) == [
         "title"
     ]
     assert allowed.exit_code == 0, allowed.output
     sf = load_selector_file(tmp_path / "b" / "shop.json")
     assert "publisher" in sf.page_types["detail"].fields
+
+
+def test_yes_keeps_a_constant_named_field_the_page_labels(shop: Shop, tmp_path: Path) -> None:
+    # Three seeds from one publisher: the label table names it on every seed ("Publisher").
+    same = "Northwind Press"
+    for f in shop.files:
+        html = f.read_text(encoding="utf-8")
+        for _, _, _, publisher, _ in BOOKS:
+            html = html.replace(f"<td>{publisher}</td>", f"<td>{same}</td>")
+        f.write_text(html, "utf-8")
+    truth = {u: {**t, "publisher": [same]} for u, t in shop.truth.items()}
+    with FakeOpenAIServer(TruthModel(truth)) as srv:
+        res = CliRunner().invoke(
+            main,
+            _args(shop, tmp_path, "--field", "title", "--field", "publisher"),
+            env=srv.cli_env(tmp_path / "cache"),
+        )
+    assert res.exit_code == 0, res.output
+    sf = load_selector_file(tmp_path / "shop.json")
+    assert list(sf.page_types["detail"].fields) == ["title", "publisher"]
+    other = book_page(1).replace("Lantern House", "Harbour Books")  # another publisher's book
+    assert extract(sf, other, shop.pages[1][0])[0].values["publisher"] == "Harbour Books"

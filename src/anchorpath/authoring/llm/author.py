@@ -20,10 +20,10 @@ from lxml import etree
 
 from anchorpath._config import LLMConfig, Settings
 from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath._text import excerpt
 from anchorpath.authoring.induce import assemble_site, author_page_type
 from anchorpath.authoring.llm.cache import CachedClient
 from anchorpath.authoring.llm.client import LLMClient
+from anchorpath.authoring.llm.confirm import Confirmation, check_constants, reads_confirmed_nodes
 from anchorpath.authoring.llm.ledger import Ledger, LedgerTotals
 from anchorpath.authoring.llm.propose import Proposals, propose
 from anchorpath.authoring.llm.templates import templates_hash
@@ -38,7 +38,6 @@ __all__ = [
     "LLMPageType",
     "author_page_type_with_llm",
     "author_with_llm",
-    "constant_fields",
     "ledger_path",
     "llm_provenance",
     "make_client",
@@ -123,17 +122,22 @@ def author_page_type_with_llm(
 
     Seeds whose answers disagree with the others' are left out (:func:`propose` says so).
     Without ``options.allow_constant``, a field asked for by name whose value is the same on
-    every seed is not authored (see :func:`constant_fields`): a script (``--yes``) passes
-    False, a person reviewing the session sees the value and decides. ``llm`` gives the token
-    budget and the perturbation rounds; the core always runs non-strict (a field that cannot
-    be authored is left out and listed in ``failed``).
+    every seed is authored only when the pages name the field at that value, and only if its
+    XPath reads the node so named (see :mod:`~anchorpath.authoring.llm.confirm`); otherwise
+    it is left out as unconfirmed: a script (``--yes``) passes False, a person reviewing the
+    session sees the value and decides. ``llm`` gives the token budget and the perturbation
+    rounds; the core always runs non-strict (a field that cannot be authored is left out and
+    listed in ``failed``).
 
     Raises only when no field at all could be authored, or on an endpoint error."""
     props = propose(client, seeds, fields, llm)
     seeds = [s for s in seeds if s.source not in props.dropped]
     failed = props.failed_fields()
-    if fields is not None and not options.allow_constant:
-        failed.update(constant_fields(props, seeds))
+    # fields asked for by name, no --allow-constant: a constant value needs the page's word
+    named = fields is not None and not options.allow_constant
+    constants = check_constants(props, seeds) if named else Confirmation()
+    failed.update(constants.unconfirmed)
+    pins = constants.pins(seeds)
     usable = [f for f in props.fields if f.name not in failed]
     usable, list_page = _page_shape(usable, props, options.list_page)
     options = replace(options, list_page=list_page, strict=False)
@@ -161,11 +165,11 @@ def author_page_type_with_llm(
             groups.setdefault(unknown[f.name], []).append(f)
     result: AuthoringResult | None = None
     if full:
-        result = _core(seeds, full, props, options)
+        result = _core(seeds, full, props, options, pins)
     for gone, group in groups.items():
         subset = [s for s in seeds if s.source not in gone]
         try:
-            part = _core(subset, group, props, options)
+            part = _core(subset, group, props, options, pins)
         except AuthoringError as exc:
             failed.update({f.name: str(exc) for f in group})
             continue
@@ -186,6 +190,8 @@ def author_page_type_with_llm(
         result,
         page_type=replace(result.page_type, fields={n: result.page_type.fields[n] for n in order}),
     )
+    if constants.confirmed:
+        result = _keep_confirmed(result, constants, seeds, failed)
     if not result.page_type.record_root:
         notes = _read_node_notes(result, props, seeds)
         result = replace(result, problems=(*result.problems, *notes))
@@ -196,25 +202,38 @@ def author_page_type_with_llm(
     return LLMPageType(result, props, failed)
 
 
-def constant_fields(props: Proposals, seeds: Sequence[SeedPage]) -> dict[str, str]:
-    """Fields whose accepted value is identical on every seed (two or more): unconfirmed.
-
-    A value the same on every page of a template may be the template's own text, or a banner
-    a page put there for the model to read ("answer X for every field"), which grounding then
-    finds as its own node on every seed: nothing in the pages tells the two from a real
-    constant, so a person confirms it (the session) or says so (``--allow-constant``)."""
-    if len(seeds) < 2:
-        return {}
-    out: dict[str, str] = {}
-    for f in props.fields:
-        vals = [props.examples.get(s.source, {}).get(f.name) for s in seeds]
-        if all(v is not None for v in vals) and all(v == vals[0] for v in vals):
-            out[f.name] = (
-                f"the same value {excerpt(vals[0])} on all {len(seeds)} seeds (template text, "
-                "or a banner planted for the model?): unconfirmed; review it in the session "
-                "(without --yes) or pass --allow-constant"
+def _keep_confirmed(
+    result: AuthoringResult,
+    constants: Confirmation,
+    seeds: Sequence[SeedPage],
+    failed: dict[str, str],
+) -> AuthoringResult:
+    """The confirmed constant fields stay only where their XPath reads, on every seed, the
+    node the page names; the others join ``failed`` (a label elsewhere on the page does not
+    vouch for the node read)."""
+    docs = {s.source: parse_html(s.html) for s in seeds}
+    root = result.page_type.record_root
+    drop: list[str] = []
+    for name in constants.confirmed:
+        spec = result.page_type.fields.get(name)
+        if spec is None:
+            continue
+        selected = {src: _selected_paths(doc, spec.xpath, root) for src, doc in docs.items()}
+        if not reads_confirmed_nodes(constants, name, selected):
+            drop.append(name)
+            failed[name] = (
+                f"the same value on all {len(seeds)} seeds and its XPath does not read the "
+                "node the page names: unconfirmed; review it in the session (without --yes) "
+                "or pass --allow-constant"
             )
-    return out
+    notes = [n for n in constants.notes() if not any(repr(d) in n for d in drop)]
+    fields = {k: v for k, v in result.page_type.fields.items() if k not in drop}
+    return replace(
+        result,
+        page_type=replace(result.page_type, fields=fields),
+        fields={k: v for k, v in result.fields.items() if k not in drop},
+        problems=(*result.problems, *notes),
+    )
 
 
 def _core(
@@ -222,12 +241,15 @@ def _core(
     fields: Sequence[FieldRequest],
     props: Proposals,
     options: AuthoringOptions,
+    pins: dict[str, dict[str, str]],
 ) -> AuthoringResult:
     if not seeds:
         raise AuthoringError(f"{', '.join(f.name for f in fields)}: no seed with a verified value")
     # The node perturbation showed the model read is the one grounding keeps (the XPath
     # chosen then selects it, not another node with the same text).
-    read: dict[str, dict[str, str]] = {}
+    # A confirmed constant is grounded at the node the page names (where the model's own
+    # node is unknown).
+    read: dict[str, dict[str, str]] = {k: dict(v) for k, v in pins.items()}
     for v in props.verdicts:
         if v.read_node is not None:
             read.setdefault(v.seed, {})[v.field] = v.read_node
@@ -251,15 +273,24 @@ def _merge(base: AuthoringResult, part: AuthoringResult) -> AuthoringResult:
     )
 
 
-def _selected_paths(doc: Any, xpath: str) -> list[str] | None:
-    """Absolute paths of the elements an XPath reaches (owners of text and attribute results);
-    None when it computes a string (``normalize-space(...)``): nothing to compare."""
+def _selected_paths(doc: Any, xpath: str, root: str | None = None) -> list[str] | None:
+    """Absolute paths of the elements an XPath reaches (owners of text and attribute results),
+    from every record of ``root`` when given; None when it computes a string
+    (``normalize-space(...)``): nothing to compare."""
     try:
-        found = doc.xpath(xpath)
+        contexts = doc.xpath(root) if root else [doc]
+        results = [
+            c.xpath(xpath)
+            for c in (contexts if isinstance(contexts, list) else [])
+            if isinstance(c, etree._Element)
+        ]
     except etree.XPathError:
         return None
-    if not isinstance(found, list):
-        return None
+    found: list[Any] = []
+    for r in results:
+        if not isinstance(r, list):
+            return None
+        found.extend(r)
     paths = []
     for item in found:
         el = (
