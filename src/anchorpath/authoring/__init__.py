@@ -6,6 +6,7 @@ The runner never imports this package. Where things live:
 - ``induce``: the entry points (``author_page_type``, ``author_site``, ``assemble_site``);
 - ``options``: :class:`~anchorpath.authoring.options.AuthoringOptions`, the settings every
   entry point takes (page shape, name, match, mutation seed and operators, strictness);
+- ``newsite``: ``author new-site``'s decisions (seeds, fields, path, key, start URLs);
 - ``reports``: field requests, example values and the reports authoring answers with;
 - ``extend``: adding a page type to an existing site, with ``follow`` links between types;
 - ``seeds``: loading seed pages; ``synth``: generated seed pages for tests and benchmarks;

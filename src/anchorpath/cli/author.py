@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
-from anchorpath._errors import AnchorpathError, AuthoringError
+from anchorpath._errors import AnchorpathError
 from anchorpath._text import did_you_mean, terminal_safe
-from anchorpath.authoring.inputs import read_examples, read_json
 from anchorpath.authoring.options import AuthoringOptions
+from anchorpath.cli.author_repair import repair_cmd
+from anchorpath.cli.author_session import edit_cmd
 from anchorpath.cli.options import selectors_option
+
+if TYPE_CHECKING:  # authoring is imported when a command runs, not for --help
+    from anchorpath._config import Settings
+    from anchorpath.authoring.key import KeyChoice
+    from anchorpath.authoring.newsite import NewSite, Questions
+    from anchorpath.authoring.seeds import SeedPage
+    from anchorpath.selectors.model import Discovery, Policy, SelectorFile
 
 __all__ = ["COMMANDS", "author_group"]
 
@@ -39,98 +48,21 @@ def _types(types: tuple[str, ...]) -> dict[str, str]:
     return type_of
 
 
-def _field_requests(
-    examples: dict[str, Any], types: tuple[str, ...], required: tuple[str, ...]
-) -> list[Any]:
-    from anchorpath.authoring.reports import FieldRequest
-
-    names: list[str] = []
-    for per_seed in examples.values():
-        for k in per_seed:
-            if k not in names:
-                names.append(k)
-    type_of = _types(types)
-    unknown = [n for n in [*type_of, *required] if n not in names]
-    if unknown:
-        raise AuthoringError(
-            f"--type/--required name field(s) not in the examples: {', '.join(unknown)}"
-            + did_you_mean(unknown, names)
-        )
-    return [FieldRequest(n, type_of.get(n, "string"), required=n in required) for n in names]
+def _field_specs(specs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--field NAME[:TYPE]`` options as (name, type) pairs."""
+    out = []
+    for spec in specs:
+        fname, _, kind = spec.partition(":")
+        if not fname.strip():
+            raise click.BadParameter(f"{spec!r}: expected NAME or NAME:TYPE", param_hint="--field")
+        out.append((fname.strip(), kind.strip() or "string"))
+    return tuple(out)
 
 
 #: Exit status of ``author new-site`` when the file was written but does not reproduce
 #: everything asked: some fields not authored, an example record left out, or a field
 #: right on most seeds only.
 EXIT_PARTIAL = 5
-
-
-def _read_fields(path: str) -> list[tuple[str, str, str | None]]:
-    """``[{"name", "type", "description"}, ...]`` or ``{"name": "type", ...}`` from a file."""
-    data = read_json(path, "fields")
-    if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
-        return [(k, v, None) for k, v in data.items()]
-    if isinstance(data, list) and all(isinstance(d, dict) and "name" in d for d in data):
-        return [(str(d["name"]), str(d.get("type", "string")), d.get("description")) for d in data]
-    raise AuthoringError(
-        f'{path}: expected [{{"name": ..., "type": ..., "description": ...}}] or {{"name": "type"}}'
-    )
-
-
-def _llm_fields(
-    specs: tuple[str, ...],
-    fields_path: str | None,
-    types: tuple[str, ...],
-    required: tuple[str, ...],
-) -> list[Any] | None:
-    """Field requests from ``--field``/``--fields`` (None: let the LLM propose fields)."""
-    from anchorpath.authoring.reports import FieldRequest
-
-    given: list[tuple[str, str, str | None]] = _read_fields(fields_path) if fields_path else []
-    for spec in specs:
-        fname, _, kind = spec.partition(":")
-        if not fname.strip():
-            raise click.BadParameter(f"{spec!r}: expected NAME or NAME:TYPE", param_hint="--field")
-        given.append((fname.strip(), kind.strip() or "string", None))
-    type_of = _types(types)
-    given = [(n, type_of.get(n, t), d) for n, t, d in given]
-    if not given:
-        if required:
-            raise AuthoringError("--required needs --field/--fields (or --examples)")
-        return None
-    names = [n for n, _, _ in given]
-    unknown = [n for n in required if n not in names]
-    if unknown:
-        raise AuthoringError(
-            f"--required names unknown field(s): {', '.join(unknown)}"
-            + did_you_mean(unknown, names)
-        )
-    return [FieldRequest(n, t, d, required=n in required) for n, t, d in given]
-
-
-def _load_pages(
-    seeds: tuple[str, ...], seed_urls: tuple[str, ...], render: str | None, settings: Any
-) -> list[Any]:
-    from anchorpath.authoring.seeds import load_seed
-    from anchorpath.authoring.seeds_render import render_seeds
-
-    if render == "browser" or (
-        render is None and any(s.startswith(("http://", "https://")) for s in seeds)
-    ):
-        return render_seeds(seeds, seed_urls, settings)
-    fetcher: Any = None
-    try:
-        if any(s.startswith(("http://", "https://")) for s in seeds):
-            from anchorpath.fetch.polite import PoliteFetcher
-
-            fetcher = PoliteFetcher(settings.fetch)
-        return [
-            load_seed(s, fetch=fetcher, url=seed_urls[i] if seed_urls else None)
-            for i, s in enumerate(seeds)
-        ]
-    finally:
-        if fetcher is not None:
-            fetcher.close()
 
 
 @author_group.command("new-site")
@@ -323,20 +255,9 @@ def new_site(
           --seed https://example.org/a/1 --seed https://example.org/a/2 --yes
     """
     from anchorpath._config import load_settings
-    from anchorpath.authoring.extend import add_page_type
-    from anchorpath.authoring.induce import assemble_site, author_page_type
-    from anchorpath.selectors.load import load_selector_file
+    from anchorpath.authoring.newsite import NewSiteRequest, author_new_site, discover_site
 
-    if seed_urls and len(seed_urls) != len(seeds):
-        raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
-    if examples_path and (field_specs or fields_path):
-        raise click.UsageError("--examples cannot be combined with --field/--fields")
-    if wait_for is not None and render == "http":
-        raise click.UsageError(
-            "--wait-for needs a browser: it cannot be combined with --render http"
-        )
-    if wait_for is not None:
-        render = "browser"
+    _check_usage(seeds, seed_urls, examples_path, field_specs or fields_path, render, wait_for)
     if len(seeds) < 2:
         click.echo(
             "warning: one seed page: its XPaths are checked on that page alone and may fit "
@@ -344,151 +265,148 @@ def new_site(
             err=True,
         )
     options = AuthoringOptions(
-        list_page=list_page, page_type=page_type, match=match, mutation_seed=mutation_seed
+        list_page=list_page,
+        page_type=page_type,
+        match=match,
+        mutation_seed=mutation_seed,
+        allow_constant=allow_constant or not yes,
     )
-    failed: dict[str, str] = {}
-    llm_client: Any = None
-    examples: dict[str, Any] | None = None
+    request = NewSiteRequest(
+        name,
+        seeds,
+        seed_urls,
+        examples_path,
+        _field_specs(field_specs),
+        fields_path,
+        _types(types),
+        required,
+        keys,
+        start_urls,
+        "browser" if wait_for is not None else render,
+        selectors_dir,
+        options,
+    )
     try:
         settings = load_settings(overrides={"render.wait_for": wait_for})
-        target = Path(selectors_dir or settings.paths.selectors_dir) / f"{_site_id(name)}.json"
-        existing = load_selector_file(target) if target.is_file() else None
-        rendered = render == "browser" or (
-            render is None and any(s.startswith(("http://", "https://")) for s in seeds)
-        )
-        pages = _load_pages(seeds, seed_urls, render, settings)
-        pages = _ask_missing_urls(pages, interactive=_interactive(yes))
-        urls_unknown = [p.source for p in pages if not p.url_known]
-        unrunnable = bool(urls_unknown) and not (start_urls and match)
-        if examples_path:
-            examples = read_examples(examples_path)
-            fields = _field_requests(examples, types, required)
-            result = author_page_type(pages, fields, examples, options)
-        else:
-            llm_fields = _llm_fields(field_specs, fields_path, types, required)
-            result, failed, llm_client = _author_llm(
-                name,
-                pages,
-                llm_fields,
-                settings,
-                replace(options, allow_constant=allow_constant or not yes),
-            )
-        starts = None if unrunnable else start_urls or None
-        decisions: tuple[str, ...] = ()
-        key_changed = False
-        if existing is not None:
-            ext = add_page_type(existing, result, key=keys or None, start_urls=starts)
-            sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
-            key_why = "--key" if keys else f"kept from version {existing.version}"
-        else:
-            key, key_why = (keys, "--key") if keys else _default_key(result, yes)
-            sf = assemble_site(name, [result], key=key, start_urls=starts)
-        if unrunnable:
-            sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
-        if llm_client is not None:
-            from anchorpath.authoring.llm import llm_provenance
-
-            sf = llm_provenance(sf, llm_client)
+        site = author_new_site(request, settings, ask=_questions(yes), note=_echo_page_text)
+        sf = site.selector_file
+        found = None
+        if sf.policy is None or sf.policy.basis is None:
+            found = discover_site(seeds, site.pages, settings)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
-    if sf.policy is None or sf.policy.basis is None:
-        try:
-            found = _discover(seeds, pages, settings)
-        except AnchorpathError as exc:
-            raise click.ClickException(str(exc)) from exc
+    if found is not None:
         policy = _ask_policy(settings.fetch.contact, _interactive(yes), found)
-        sf = replace(sf, policy=replace(policy, discovery=found))
-    _print_result(sf, result, key_why, decisions, pages)
-    for fname, why in failed.items():
-        click.echo(f"  not authored: {fname}: {why}", err=True)
-    if key_changed and existing is not None:
+        site = replace(site, selector_file=replace(sf, policy=replace(policy, discovery=found)))
+    _print_result(site)
+    if yes:
+        _write(site, settings)
+    else:
+        _review(site, name, settings, options, screenshots=screenshots, open_images=open_images)
+    _warn_unrunnable(site)
+    if site.failed:
         click.echo(
-            f"key change: {', '.join(existing.key)} -> {', '.join(sf.key)}. Every stored record "
-            "of this site was identified by the old key: all records are re-issued — the next "
-            "run issues every record again as new under the new key, and the records stored "
-            "under the old key are withdrawn (once a complete crawl no longer finds them).",
+            f"partial: {len(site.failed)} field(s) not authored: {', '.join(site.failed)}",
             err=True,
         )
-    if rendered and yes:
-        try:
-            sf = _keep_snapshots(sf, pages, target, settings)
-        except AnchorpathError as exc:
-            raise click.ClickException(str(exc)) from exc
-    if not yes:
-        from anchorpath.cli.author_session import review_and_write, session_source
-
-        with session_source(examples, llm_client is not None, settings, name) as source:
-            review_and_write(
-                sf,
-                result.page_type.name,
-                pages,
-                target,
-                reports=result.fields,
-                problems=result.problems,
-                source=source,
-                options=options,
-                changed=list(result.page_type.fields),
-                screenshots=screenshots,
-                open_images=open_images,
-                confirm_write="Change the key and write" if key_changed else None,
-                # rendered seeds are kept only when the file is written (quit leaves nothing)
-                prepare=(lambda f: _keep_snapshots(f, pages, target, settings))
-                if rendered
-                else None,
-            )
-    else:
-        from anchorpath.authoring.session.fixtures import save_with_fixtures
-
-        try:
-            # golden fixtures on every write: `check` and the first runs' baseline need them
-            saved, files = save_with_fixtures(
-                sf,
-                target,
-                pages,
-                result.page_type.name,
-                changed=list(result.page_type.fields),
-            )
-        except AnchorpathError as exc:
-            raise click.ClickException(str(exc)) from exc
-        fixtures = [f for f in files if f.name.endswith(".records.json")]
-        click.echo(f"wrote {target} (version {saved.version})")
-        if fixtures:
-            click.echo(f"  golden fixtures: {len(fixtures)} page(s) in {fixtures[0].parent}")
-    _warn_unrunnable(target, unrunnable, urls_unknown)
-    if failed:
-        click.echo(f"partial: {len(failed)} field(s) not authored: {', '.join(failed)}", err=True)
-    for short in result.shortfalls:
+    for short in site.result.shortfalls:
         click.echo(terminal_safe(f"partial: {short}"), err=True)
-    if failed or result.shortfalls:
+    if site.partial:
         sys.exit(EXIT_PARTIAL)
 
 
-def _warn_unrunnable(target: Path, unrunnable: bool, urls_unknown: list[str]) -> None:
-    if unrunnable:
+def _check_usage(
+    seeds: tuple[str, ...],
+    seed_urls: tuple[str, ...],
+    examples_path: str | None,
+    llm_fields: object,
+    render: str | None,
+    wait_for: str | None,
+) -> None:
+    """Flags that cannot go together (a usage error, exit 2)."""
+    if seed_urls and len(seed_urls) != len(seeds):
+        raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
+    if examples_path and llm_fields:
+        raise click.UsageError("--examples cannot be combined with --field/--fields")
+    if wait_for is not None and render == "http":
+        raise click.UsageError(
+            "--wait-for needs a browser: it cannot be combined with --render http"
+        )
+
+
+def _echo_page_text(text: str) -> None:
+    """A line to stderr that may hold text from the pages (seeds, XPaths, values)."""
+    click.echo(terminal_safe(text), err=True)
+
+
+def _write(site: NewSite, settings: Settings) -> None:
+    """``--yes``: keep the rendered seeds, write the file with its golden fixtures."""
+    from anchorpath.authoring.session.fixtures import save_with_fixtures
+
+    sf = site.selector_file
+    try:
+        if site.rendered:
+            sf = _keep_snapshots(sf, site, settings)
+        # golden fixtures on every write: `check` and the first runs' baseline need them
+        saved, files = save_with_fixtures(
+            sf,
+            site.target,
+            site.pages,
+            site.result.page_type.name,
+            changed=list(site.result.page_type.fields),
+        )
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    fixtures = [f for f in files if f.name.endswith(".records.json")]
+    click.echo(f"wrote {site.target} (version {saved.version})")
+    if fixtures:
+        click.echo(f"  golden fixtures: {len(fixtures)} page(s) in {fixtures[0].parent}")
+
+
+def _review(
+    site: NewSite,
+    name: str,
+    settings: Settings,
+    options: AuthoringOptions,
+    *,
+    screenshots: bool,
+    open_images: bool,
+) -> None:
+    """Without ``--yes``: the review session writes the file (rendered seeds are kept only
+    when it is written: quit leaves nothing)."""
+    from anchorpath.cli.author_session import review_and_write, session_source
+
+    with session_source(site.examples, site.llm, settings, name) as source:
+        review_and_write(
+            site.selector_file,
+            site.result.page_type.name,
+            site.pages,
+            site.target,
+            reports=site.result.fields,
+            problems=site.result.problems,
+            source=source,
+            options=options,
+            changed=list(site.result.page_type.fields),
+            screenshots=screenshots,
+            open_images=open_images,
+            confirm_write="Change the key and write" if site.key_changed else None,
+            prepare=(lambda f: _keep_snapshots(f, site, settings)) if site.rendered else None,
+        )
+
+
+def _warn_unrunnable(site: NewSite) -> None:
+    if site.unrunnable:
         click.echo(
-            f"WARNING: {target} cannot run until its URLs are set: no URL is known for "
-            f"{', '.join(urls_unknown)} (no --seed-url, <base href>, <link rel=canonical> or "
-            "og:url), so its start URL and match are local file paths. Author it again with "
+            f"WARNING: {site.target} cannot run until its URLs are set: no URL is known for "
+            f"{', '.join(site.urls_unknown)} (no --seed-url, <base href>, <link rel=canonical> "
+            "or og:url), so its start URL and match are local file paths. Author it again with "
             "--seed-url URL per seed (or --start-url and --match), or edit the file; "
             "`anchorpath run` refuses it until then.",
             err=True,
         )
 
 
-def _discover(seeds: tuple[str, ...], pages: list[Any], settings: Any) -> Any:
-    """What the site offers besides HTML (feeds, sitemaps, JSON-LD, JSON the pages load);
-    the network only for seeds given as URLs (robots.txt's Sitemap lines, /sitemap.xml)."""
-    from anchorpath.authoring.discover import discover
-
-    if not any(s.startswith(("http://", "https://")) for s in seeds):
-        return discover(pages, None)
-    from anchorpath.fetch.polite import PoliteFetcher
-
-    with PoliteFetcher(settings.fetch) as fetcher:
-        return discover(pages, fetcher)
-
-
-def _ask_policy(contact: str, interactive: bool, found: Any) -> Any:
+def _ask_policy(contact: str, interactive: bool, found: Discovery) -> Policy:
     """The new file's ``policy``: asked in a session (what the site offers shown first, the
     recommended basis the default), conservative defaults otherwise (and printed, so that
     the person running a script sees what was recorded for them)."""
@@ -538,54 +456,12 @@ def _interactive(yes: bool) -> bool:
     return not yes and sys.stdin.isatty()
 
 
-def _site_id(name: str) -> str:
-    import re
+class _Terminal:
+    """Questions only a person answers, asked at the terminal."""
 
-    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._") or "site"
+    def seed_url(self, page: SeedPage) -> str:
+        from anchorpath.selectors.page_url import is_http_url
 
-
-def _default_key(result: Any, yes: bool) -> tuple[tuple[str, ...], str]:
-    """The key of a new site without --key: a field unique on every distinct seed record,
-    else the smallest combination of fields that is (under --yes taken, at a terminal offered
-    as the answer), else asked for at a terminal, else an error naming the repeats."""
-    from anchorpath.authoring.key import default_key
-
-    choice = default_key(result)
-    if choice.key is not None and not (choice.combined and _interactive(yes)):
-        return choice.key, choice.why
-    if choice.key is None and not _interactive(yes):
-        raise AuthoringError(choice.refusal())
-    names = list(result.page_type.fields)
-    click.echo(terminal_safe(choice.missing()), err=True)
-    offer = ",".join(choice.key) if choice.key is not None else None
-    while True:
-        answer = click.prompt(
-            f"key field(s), comma-separated ({', '.join(names)})", default=offer, err=True
-        )
-        key = tuple(k.strip() for k in answer.split(",") if k.strip())
-        if key == choice.key:
-            return key, choice.why
-        unknown = [k for k in key if k not in names]
-        if key and not unknown:
-            return key, "chosen at the prompt"
-        if not key:
-            click.echo("no key field given", err=True)
-            continue
-        click.echo(f"not a field: {', '.join(unknown)}{did_you_mean(unknown, names)}", err=True)
-
-
-def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
-    """In a session, ask for the URL of each seed that does not say where it came from."""
-    from anchorpath.authoring.seeds import seed_from_html
-    from anchorpath.selectors.page_url import is_http_url
-
-    if not interactive:
-        return pages
-    out = []
-    for page in pages:
-        if page.url_known:
-            out.append(page)
-            continue
         url = click.prompt(
             f"URL of {page.source} (it declares none; empty: leave unknown)",
             default="",
@@ -593,22 +469,34 @@ def _ask_missing_urls(pages: list[Any], *, interactive: bool) -> list[Any]:
         ).strip()
         while url and not is_http_url(url):
             url = click.prompt("an absolute http(s) URL, please", default="").strip()
-        if url:
-            seed = seed_from_html(page.html, url, source=page.source)
-            out.append(replace(seed, sha256=page.sha256))
-        else:
-            out.append(page)
-    return out
+        return str(url)
+
+    def key(self, choice: KeyChoice, names: Sequence[str]) -> tuple[tuple[str, ...], str]:
+        click.echo(terminal_safe(choice.missing()), err=True)
+        offer = ",".join(choice.key) if choice.key is not None else None
+        while True:
+            answer = click.prompt(
+                f"key field(s), comma-separated ({', '.join(names)})", default=offer, err=True
+            )
+            key = tuple(k.strip() for k in answer.split(",") if k.strip())
+            if key == choice.key:
+                return key, choice.why
+            unknown = [k for k in key if k not in names]
+            if key and not unknown:
+                return key, "chosen at the prompt"
+            if not key:
+                click.echo("no key field given", err=True)
+                continue
+            click.echo(f"not a field: {', '.join(unknown)}{did_you_mean(unknown, names)}", err=True)
 
 
-def _print_result(
-    sf: Any, result: Any, key_why: str, decisions: tuple[str, ...], pages: list[Any]
-) -> None:
-    pt = result.page_type
+def _questions(yes: bool) -> Questions | None:
+    return _Terminal() if _interactive(yes) else None
 
-    def echo(text: str) -> None:  # seeds, XPaths and values come from pages
-        click.echo(terminal_safe(text), err=True)
 
+def _print_result(site: NewSite) -> None:
+    sf, result, pt = site.selector_file, site.result, site.result.page_type
+    echo = _echo_page_text  # seeds, XPaths and values come from pages
     echo(
         f"{sf.site.id}: page type {pt.name!r} (match {pt.match!r}), "
         f"{len(pt.fields)} fields, authored in {result.elapsed:.2f}s"
@@ -616,7 +504,7 @@ def _print_result(
     if result.url_pattern is not None:
         up = result.url_pattern
         echo(f"  match: {up.describe()}" + "".join(f"; {n}" for n in up.notes))
-    for p in pages:
+    for p in site.pages:
         echo(f"  seed {p.source}: {p.url}" + ("" if p.url_from == "given" else f" ({p.url_from})"))
     if pt.record_root:
         echo(f"  record root: {pt.record_root}")
@@ -628,94 +516,40 @@ def _print_result(
             f"  {fname}: {rep.xpath}  (robustness {rep.robustness}, leave-one-out {loo}"
             f", {len(rep.fallbacks)} fallbacks)"
         )
-    for p in result.problems:
-        if p not in result.shortfalls:  # printed last, as "partial: ..."
-            echo(f"  warning: {p}")
-    for line in decisions:
+    for problem in result.problems:
+        if problem not in result.shortfalls:  # printed last, as "partial: ..."
+            echo(f"  warning: {problem}")
+    for line in site.decisions:
         echo(f"  {line}")
-    echo(f"  key: {', '.join(sf.key)} ({key_why})")
+    echo(f"  key: {', '.join(sf.key)} ({site.key_why})")
     echo(f"  start URL: {', '.join(sf.fetch.start_urls)}")
     for other in sf.page_types.values():
         what = "list" if other.record_root else "detail"
         emit = "" if other.emit else ", emit false"
         follow = f", follow {' | '.join(other.follow)}" if other.follow else ""
         echo(f"  page type {other.name} ({what}{emit}): match {other.match!r}{follow}")
+    for fname, why in site.failed.items():
+        click.echo(f"  not authored: {fname}: {why}", err=True)
+    if site.key_changed and site.existing is not None:
+        click.echo(
+            f"key change: {', '.join(site.existing.key)} -> {', '.join(sf.key)}. Every stored "
+            "record of this site was identified by the old key: all records are re-issued — "
+            "the next run issues every record again as new under the new key, and the records "
+            "stored under the old key are withdrawn (once a complete crawl no longer finds "
+            "them).",
+            err=True,
+        )
 
 
-def _keep_snapshots(sf: Any, pages: list[Any], target: Path, settings: Any) -> Any:
-    """Keep each rendered seed (DOM + full-page screenshot) under ``.seeds/<site>/`` next to
-    the selector file, and name the DOM snapshot in provenance."""
-    import os
+def _keep_snapshots(sf: SelectorFile, site: NewSite, settings: Settings) -> SelectorFile:
+    """The rendered seeds kept next to the file (``authoring.newsite.keep_snapshots``), said."""
+    from anchorpath.authoring.newsite import keep_snapshots
 
-    from anchorpath.authoring.seeds_render import keep_seeds
-    from anchorpath.selectors.model import Seed
-
-    kept = keep_seeds(pages, target.parent / ".seeds" / sf.site.id, settings)
-    seeds = []
-    for s in sf.provenance.seeds:
-        if s.sha256 in kept:
-            rel = os.path.relpath(kept[s.sha256][0], target.parent)
-            s = Seed(s.url, s.sha256, Path(rel).as_posix())
-        seeds.append(s)
-    for html_path, png in kept.values():
+    sf, kept = keep_snapshots(sf, site.pages, site.target, settings)
+    for html_path, png in kept:
         click.echo(f"  kept seed {html_path}" + (f" and {png.name}" if png else ""), err=True)
-    return replace(sf, provenance=replace(sf.provenance, seeds=tuple(seeds)))
+    return sf
 
-
-def _author_llm(
-    name: str,
-    pages: list[Any],
-    fields: list[Any] | None,
-    settings: Any,
-    options: AuthoringOptions,
-) -> tuple[Any, dict[str, str], Any]:
-    """The LLM path: proposals, checks and the core; prints what the model proposed."""
-    from anchorpath.authoring.llm import author_page_type_with_llm, ledger_path, make_client
-
-    sid = _site_id(name)
-    client = make_client(settings, sid)
-    try:
-        out = author_page_type_with_llm(pages, client, fields, settings.llm, options)
-    finally:
-        client.close()
-
-    def echo(text: str) -> None:  # seeds, XPaths and values come from pages
-        click.echo(terminal_safe(text), err=True)
-
-    props = out.proposals
-    for sp in props.pages:
-        echo(
-            f"  seed {sp.seed.source}: {sp.prompt.tokens_raw} tokens of HTML -> "
-            f"{sp.prompt.tokens_full} pruned -> {sp.prompt.tokens} in the prompt"
-        )
-    if props.discovered:
-        echo("  proposed fields: " + ", ".join(f"{d.name} ({d.type})" for d in props.discovered))
-    for v in props.verdicts:
-        if v.status == "accepted":
-            read = f", read at {v.read_node}" if v.read_node else ""
-            again = ", after a re-ask" if v.reasked else ""
-            echo(f"  {v.field} on {v.seed}: {v.value!r}{again}{read}")
-        else:
-            echo(f"  {v.field} on {v.seed}: not found ({v.reason})")
-    for p in props.problems:
-        if "not found" not in p:
-            echo(f"  note: {p}")
-    n_s, rounds = len(pages), settings.llm.perturbation_rounds
-    per = ", ".join(f"{k} {v}" for k, v in sorted(client.ledger.by_purpose.items()))
-    echo(
-        f"  LLM: {client.ledger.totals.summary()}"
-        + (
-            f" ({per}; bound n_s + p*n_s + 1 = {n_s + rounds * n_s + 1} plus re-asks)"
-            if per
-            else ""
-        )
-        + f"; ledger {ledger_path(settings, sid)}"
-    )
-    return out.result, out.failed, client
-
-
-from anchorpath.cli.author_repair import repair_cmd  # noqa: E402 - registered last
-from anchorpath.cli.author_session import edit_cmd  # noqa: E402
 
 author_group.add_command(repair_cmd)
 author_group.add_command(edit_cmd)

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from anchorpath._errors import AnchorpathError
 from anchorpath.cli.options import selectors_option
 
+if TYPE_CHECKING:  # authoring is imported when the command runs, not for --help
+    from anchorpath.authoring.repair.result import RepairResult
+    from anchorpath.authoring.session.core import Session
+    from anchorpath.bundle import Bundle
+    from anchorpath.selectors.model import SelectorFile
+
 __all__ = ["repair_cmd"]
 
 
-def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -> Any:
+def _review(
+    result: RepairResult, bundle: str, *, screenshots: bool, open_images: bool
+) -> RepairResult:
     """The review session on every repaired page type (seeds: its failing snapshots, the
     verified ones first); the repair as the person leaves it, or ClickException on quit.
 
@@ -28,6 +36,8 @@ def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -
     from anchorpath.bundle import read_bundle
     from anchorpath.cli.author_session import review_and_write
 
+    assert result.target is not None  # repair_from_bundle names it
+    target = result.target
     snaps = read_bundle(bundle).failing
     verified = set(result.verified_pages)
     current = [result]
@@ -38,7 +48,9 @@ def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -
         pages = [seed_from_html(s.body, s.url, source=s.file) for s in mine[:3]]
         changed = [c.field for c in result.changes if c.page_type == pt_name]
 
-        def keep(session: Any, _shots: list[Path], pt_name: str = pt_name) -> Any:
+        def keep(
+            session: Session, _shots: list[Path], pt_name: str = pt_name
+        ) -> tuple[SelectorFile, list[Path]]:
             checked = reverify(current[-1], session.build())
             if not checked.adopted:
                 raise AuthoringError(
@@ -52,7 +64,7 @@ def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -
             sf,
             pt_name,
             pages,
-            result.target,
+            target,
             changed=changed,
             save=keep,
             done=f"page type {pt_name} reviewed",
@@ -62,7 +74,7 @@ def _review(result: Any, bundle: str, *, screenshots: bool, open_images: bool) -
     return current[-1]
 
 
-def _with_llm(result: Any, bundle: Any, site: str) -> Any:
+def _with_llm(result: RepairResult, bundle: Bundle, site: str) -> RepairResult:
     """The LLM step for page types the LLM-free repair left unverified (none: unchanged)."""
     from anchorpath._config import load_settings
     from anchorpath.authoring.llm import make_client
@@ -83,7 +95,7 @@ def _with_llm(result: Any, bundle: Any, site: str) -> Any:
     return result
 
 
-def _with_answer(result: Any, bundle: Any, answer: Path) -> Any:
+def _with_answer(result: RepairResult, bundle: Bundle, answer: Path) -> RepairResult:
     """The answer step for page types the LLM-free repair left unverified (none: unchanged)."""
     from anchorpath._config import load_settings
     from anchorpath.authoring.repair.answer import answer_repair, read_answer
@@ -199,47 +211,15 @@ def repair_cmd(
       anchorpath run mfds-dmf
     """
     from anchorpath._config import load_settings
-    from anchorpath.authoring.repair.pipeline import repair_from_bundle, save_repair
-    from anchorpath.authoring.repair.result import render_diff
-    from anchorpath.bundle import read_bundle
+    from anchorpath.authoring.repair.pipeline import save_repair
 
     if use_llm and answer is not None:
         raise click.UsageError("give --llm or --answer, not both")
-    try:
-        manifest = read_bundle(bundle)
-        if site not in (manifest.site, manifest.selector.site.id):
-            raise click.UsageError(
-                f"the bundle {bundle} is for site {manifest.site!r}, not {site!r}"
-            )
-        result = repair_from_bundle(bundle, selectors_dir=selectors_dir, dry_run=True)
-        if use_llm:
-            result = _with_llm(result, manifest, site)
-        elif answer is not None:
-            result = _with_answer(result, manifest, answer)
-    except AnchorpathError as exc:
-        raise click.ClickException(str(exc)) from exc
-    broken = sum(len(v) for v in result.broken.values())
-    where = ", ".join(f"{n} ({c} matched records)" for n, c in result.matched.items())
-    click.echo(f"{result.site}: {broken} broken field(s) on {where or 'no page'}", err=True)
-    for line in render_diff(result):
-        click.echo(line)
-    for note in result.notes:
-        click.echo(f"  note: {note}", err=True)
+    result, manifest = _plan(site, bundle, selectors_dir, use_llm=use_llm, answer=answer)
+    _print_repair(result)
     if not result.adopted:
-        for m in result.verification.mismatches:
-            click.echo(f"  mismatch: {m.describe()}", err=True)
-        for p in result.verification.problems:
-            click.echo(f"  problem: {p}", err=True)
-        if not result.matched:
-            raise click.ClickException(
-                _nothing_matched(manifest, Path(bundle), use_llm or answer is not None)
-            )
-        fields = ", ".join(result.unreproduced)
-        if not fields:  # a page type that could not be re-authored at all
-            why = next(iter(result.verification.problems), "the adoption check failed")
-            raise click.ClickException(f"repair refused, nothing written: {why}")
         raise click.ClickException(
-            f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
+            _refusal(result, manifest, Path(bundle), use_llm or answer is not None)
         )
     if not result.changes:
         # Exit non-zero: the alert stands, and a person has to look at the bundle.
@@ -265,7 +245,60 @@ def repair_cmd(
     click.echo(f"next: {run_hint}")
 
 
-def _nothing_matched(manifest: Any, bundle: Path, llm_tried: bool) -> str:
+def _plan(
+    site: str, bundle: str, selectors_dir: Path | None, *, use_llm: bool, answer: Path | None
+) -> tuple[RepairResult, Bundle]:
+    """The repair as planned from the bundle (LLM-free, then --llm or --answer for what that
+    left unverified), and the bundle; nothing written."""
+    from anchorpath.authoring.repair.pipeline import repair_from_bundle
+    from anchorpath.bundle import read_bundle
+
+    try:
+        manifest = read_bundle(bundle)
+        if site not in (manifest.site, manifest.selector.site.id):
+            raise click.UsageError(
+                f"the bundle {bundle} is for site {manifest.site!r}, not {site!r}"
+            )
+        result = repair_from_bundle(bundle, selectors_dir=selectors_dir, dry_run=True)
+        if use_llm:
+            result = _with_llm(result, manifest, site)
+        elif answer is not None:
+            result = _with_answer(result, manifest, answer)
+    except AnchorpathError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return result, manifest
+
+
+def _print_repair(result: RepairResult) -> None:
+    """The broken fields, the per-field diff (stdout) and the notes."""
+    from anchorpath.authoring.repair.result import render_diff
+
+    broken = sum(len(v) for v in result.broken.values())
+    where = ", ".join(f"{n} ({c} matched records)" for n, c in result.matched.items())
+    click.echo(f"{result.site}: {broken} broken field(s) on {where or 'no page'}", err=True)
+    for line in render_diff(result):
+        click.echo(line)
+    for note in result.notes:
+        click.echo(f"  note: {note}", err=True)
+
+
+def _refusal(result: RepairResult, manifest: Bundle, bundle: Path, tried: bool) -> str:
+    """Why a repair that fails the adoption check is refused (its mismatches and problems
+    printed first); ``tried``: --llm or --answer was given."""
+    for m in result.verification.mismatches:
+        click.echo(f"  mismatch: {m.describe()}", err=True)
+    for p in result.verification.problems:
+        click.echo(f"  problem: {p}", err=True)
+    if not result.matched:
+        return _nothing_matched(manifest, bundle, tried)
+    fields = ", ".join(result.unreproduced)
+    if not fields:  # a page type that could not be re-authored at all
+        why = next(iter(result.verification.problems), "the adoption check failed")
+        return f"repair refused, nothing written: {why}"
+    return f"repair refused, nothing written: cannot reproduce the last good records for {fields}"
+
+
+def _nothing_matched(manifest: Bundle, bundle: Path, llm_tried: bool) -> str:
     """One sentence: why no failing page could be paired with a last good record, and what the
     operator can do instead (accept a false alarm, or re-author; ``--answer`` or ``--llm`` if
     neither was tried)."""

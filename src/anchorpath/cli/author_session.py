@@ -40,11 +40,11 @@ def session_source(
     if not llm:
         yield None
         return
+    from anchorpath.authoring.induce import site_id
     from anchorpath.authoring.llm import make_client
 
-    sid = re.sub(r"[^a-z0-9._-]+", "-", site.lower()).strip("-._") or "site"
     try:
-        client = make_client(settings, sid)
+        client = make_client(settings, site_id(site))
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     try:

@@ -318,18 +318,31 @@ def root_candidates(
     if out and any(r.getparent() is not container for r in roots):
         # Several containers: the per-container paths below would miss records.
         return _unique(out)
-    # Common stable class of the roots: //li[class~='item'].
-    common = set(stable_classes(first))
+    out += _class_candidates(roots, tag, shape)
+    out += _anchored_candidates(container, tag, shape)
+    out += _structural_candidates(container, tag, shape)
+    seen: set[str] = set()
+    return [c for c in out if not (c.xpath in seen or seen.add(c.xpath))]  # type: ignore[func-returns-value]
+
+
+def _class_candidates(roots: Sequence[etree._Element], tag: str, shape: str) -> list[RootCandidate]:
+    """The roots' common stable class: ``//li[class~='item']``."""
+    common = set(stable_classes(roots[0]))
     for r in roots[1:]:
         common &= set(stable_classes(r))
+    out: list[RootCandidate] = []
     for c in sorted(common)[:2]:
         out.append(RootCandidate(f"/descendant::{tag}[{class_predicate(c)}]", "attribute"))
         if shape:
             out.append(
                 RootCandidate(f"/descendant::{tag}[{class_predicate(c)}]{shape}", "attribute")
             )
-    # Container anchors: the container or a close ancestor with a stable id/attribute/class,
-    # or a table identified by one of its header labels.
+    return out
+
+
+def _anchored_candidates(container: etree._Element, tag: str, shape: str) -> list[RootCandidate]:
+    """Container anchors: the container or a close ancestor with a stable id/attribute/class,
+    or a table identified by one of its header labels."""
     chain: list[etree._Element] = []
     node: etree._Element | None = container
     while node is not None and node.tag not in ("body", "html") and len(chain) < 4:
@@ -339,39 +352,48 @@ def root_candidates(
     def step(x: etree._Element) -> str:
         return ANY_HEADING if str(x.tag) in HEADINGS else str(x.tag)
 
+    out: list[RootCandidate] = []
     for level, a in enumerate(chain):
         path = "/" + "/".join(str(x.tag) for x in reversed(chain[:level])) if level else ""
         variants = [f"{path}/{tag}"]
         if level:
             # Survive wrappers between the anchor and the container, and heading levels.
             variants.append(f"/descendant::{step(container)}/{tag}")
-        preds: list[tuple[str, str]] = []
-        aid = a.get("id")
-        if aid and not is_auto_id(aid):
-            preds.append((f"[@id={literal(aid)}]", "id"))
-        for name in ("role", "aria-label", "summary", "itemprop", "name"):
-            v = a.get(name)
-            if v and not is_auto_id(v) and len(v) <= 60:
-                preds.append((f"[@{name}={literal(v)}]", "attribute"))
-        for c in stable_classes(a)[:2]:
-            preds.append((f"[{class_predicate(c)}]", "attribute"))
-        if a.tag == "table":
-            for th in a.iter("th"):
-                h = xpath_space(itext(th))
-                if label_like(h):
-                    preds.append(
-                        (f"[descendant::th[normalize-space()={literal(h)}]]", "label-text")
-                    )
-                    break
-        for pred, kind in preds:
+        for pred, kind in _anchor_predicates(a):
             for steps in variants:
                 base = f"/descendant::{a.tag}{pred}[1]{steps}"
                 out.append(RootCandidate(base + shape, kind))
                 if shape:
                     out.append(RootCandidate(base, kind))
-    # Structural: the container's tag path from the nearest ancestor with a stable anchor
-    # failed; fall back to a tag-only path, then to the absolute container path.
-    out.append(RootCandidate(f"/descendant::{container.tag}/{tag}{shape}", "structure"))
+    return out
+
+
+def _anchor_predicates(a: etree._Element) -> list[tuple[str, str]]:
+    """What anchors ``a`` (predicate, kind): a stable id, a stable attribute, up to two
+    stable classes, and for a table its first label-like header."""
+    preds: list[tuple[str, str]] = []
+    aid = a.get("id")
+    if aid and not is_auto_id(aid):
+        preds.append((f"[@id={literal(aid)}]", "id"))
+    for name in ("role", "aria-label", "summary", "itemprop", "name"):
+        v = a.get(name)
+        if v and not is_auto_id(v) and len(v) <= 60:
+            preds.append((f"[@{name}={literal(v)}]", "attribute"))
+    for c in stable_classes(a)[:2]:
+        preds.append((f"[{class_predicate(c)}]", "attribute"))
+    if a.tag == "table":
+        for th in a.iter("th"):
+            h = xpath_space(itext(th))
+            if label_like(h):
+                preds.append((f"[descendant::th[normalize-space()={literal(h)}]]", "label-text"))
+                break
+    return preds
+
+
+def _structural_candidates(container: etree._Element, tag: str, shape: str) -> list[RootCandidate]:
+    """When no ancestor near the container has a stable anchor: a tag-only path, then the
+    absolute container path."""
+    out = [RootCandidate(f"/descendant::{container.tag}/{tag}{shape}", "structure")]
     if str(container.tag) in HEADINGS:
         out.append(RootCandidate(f"/descendant::{ANY_HEADING}/{tag}{shape}", "structure"))
     out.append(
@@ -381,8 +403,7 @@ def root_candidates(
             container.getroottree().getpath(container).count("["),
         )
     )
-    seen: set[str] = set()
-    return [c for c in out if not (c.xpath in seen or seen.add(c.xpath))]  # type: ignore[func-returns-value]
+    return out
 
 
 def _unique(cands: Sequence[RootCandidate]) -> list[RootCandidate]:
@@ -520,67 +541,83 @@ def _pagination_candidates(doc: etree._Element) -> list[str]:
     for a in doc.iter("a"):
         if not a.get("href") or _in_archive_toolbar(a):
             continue
-        text = xpath_space(itext(a))
-        label = a.get("aria-label") or a.get("title") or ""
-        if norm(text) in NEXT_WORDS and text:
-            out.append(f"/descendant::a[normalize-space()={literal(text)}][1]/@href")
-        if label and _means_next(label):
-            out.append(
-                f"/descendant::a[@aria-label={literal(label)}][1]/@href"
-                if a.get("aria-label")
-                else f"/descendant::a[@title={literal(label)}][1]/@href"
-            )
-        for c in stable_classes(a):
-            if c.lower() in ("next", "btn-next", "pg-next", "page-next", "pagination-next"):
-                out.append(f"/descendant::a[{class_predicate(c)}][1]/@href")
-        img = a.find(".//img")
-        if img is not None and _means_next(img.get("alt") or ""):
-            out.append(f"/descendant::a[img[@alt={literal(img.get('alt') or '')}]][1]/@href")
+        out += _next_link_candidates(a)
     # Numbered links: the current page (a non-link number, or aria-current/active) followed
     # by the link to the next number.
     for el in doc.iter():
         if not isinstance(el.tag, str) or _int(itext(el)) is None:
             continue
-        is_current = (
-            el.tag != "a"
-            or not el.get("href")
-            or el.get("aria-current")
-            or any(
-                c in ("on", "active", "current", "selected")
-                for c in (el.get("class") or "").split()
-            )
-        )
-        if not is_current or len(el):
-            continue
-        sib = el.getnext()
-        hop = el
-        up = el.getparent()
-        if sib is None and up is not None and up.tag == "li":
-            hop = up
-            sib = hop.getnext()
-        if sib is None:
-            continue
-        link = sib if sib.tag == "a" else sib.find(".//a")
-        cur = _int(itext(el))
-        if link is None or cur is None or _int(itext(link)) != cur + 1:
-            continue
-        parent = hop.getparent()
-        if parent is None:
-            continue
-        scope = ""
-        classes = stable_classes(parent)
-        if classes:
-            scope = f"/descendant::{parent.tag}[{class_predicate(classes[0])}][1]"
-        pred = "[number(normalize-space()) = number(normalize-space())]"
-        if el.get("aria-current"):
-            pred = f"[@aria-current={literal(el.get('aria-current') or '')}]"
-        own = f"{el.tag}{pred}[not(@href)]" if el.tag != "a" else f"{el.tag}{pred}"
-        step = "/following-sibling::*[1]" + ("" if sib.tag == "a" else "/descendant::a[1]")
-        if hop is not el:
-            own = f"{hop.tag}[{own}]"
-        head = f"{scope}/{own}[1]" if scope else f"/descendant::{own}[1]"
-        out.append(f"{head}{step}/@href")
+        numbered = _numbered_candidate(el)
+        if numbered is not None:
+            out.append(numbered)
     return list(dict.fromkeys(out))
+
+
+def _next_link_candidates(a: etree._Element) -> list[str]:
+    """XPaths to link ``a`` when it says "next page": by its text, aria-label or title, a
+    ``next`` class, or the alt of its image."""
+    out: list[str] = []
+    text = xpath_space(itext(a))
+    label = a.get("aria-label") or a.get("title") or ""
+    if norm(text) in NEXT_WORDS and text:
+        out.append(f"/descendant::a[normalize-space()={literal(text)}][1]/@href")
+    if label and _means_next(label):
+        out.append(
+            f"/descendant::a[@aria-label={literal(label)}][1]/@href"
+            if a.get("aria-label")
+            else f"/descendant::a[@title={literal(label)}][1]/@href"
+        )
+    for c in stable_classes(a):
+        if c.lower() in ("next", "btn-next", "pg-next", "page-next", "pagination-next"):
+            out.append(f"/descendant::a[{class_predicate(c)}][1]/@href")
+    img = a.find(".//img")
+    if img is not None and _means_next(img.get("alt") or ""):
+        out.append(f"/descendant::a[img[@alt={literal(img.get('alt') or '')}]][1]/@href")
+    return out
+
+
+def _numbered_candidate(el: etree._Element) -> str | None:
+    """When ``el`` is the current page's number (a non-link number, or a link marked
+    aria-current/active) followed by the link to the next number: an XPath to that link's
+    href, else None."""
+    is_current = (
+        el.tag != "a"
+        or not el.get("href")
+        or el.get("aria-current")
+        or any(
+            c in ("on", "active", "current", "selected") for c in (el.get("class") or "").split()
+        )
+    )
+    if not is_current or len(el):
+        return None
+    sib = el.getnext()
+    hop = el
+    up = el.getparent()
+    if sib is None and up is not None and up.tag == "li":
+        hop = up
+        sib = hop.getnext()
+    if sib is None:
+        return None
+    link = sib if sib.tag == "a" else sib.find(".//a")
+    cur = _int(itext(el))
+    if link is None or cur is None or _int(itext(link)) != cur + 1:
+        return None
+    parent = hop.getparent()
+    if parent is None:
+        return None
+    scope = ""
+    classes = stable_classes(parent)
+    if classes:
+        scope = f"/descendant::{parent.tag}[{class_predicate(classes[0])}][1]"
+    pred = "[number(normalize-space()) = number(normalize-space())]"
+    if el.get("aria-current"):
+        pred = f"[@aria-current={literal(el.get('aria-current') or '')}]"
+    own = f"{el.tag}{pred}[not(@href)]" if el.tag != "a" else f"{el.tag}{pred}"
+    step = "/following-sibling::*[1]" + ("" if sib.tag == "a" else "/descendant::a[1]")
+    if hop is not el:
+        own = f"{hop.tag}[{own}]"
+    head = f"{scope}/{own}[1]" if scope else f"/descendant::{own}[1]"
+    return f"{head}{step}/@href"
 
 
 def detect_pagination(pages: Sequence[tuple[etree._Element, str]]) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from anchorpath._errors import AnchorpathError, AuthoringError
@@ -180,6 +180,66 @@ def _required_filled(good: Sequence[Mapping[str, Any]], name: str) -> bool:
     return bool(good) and all(canon(r.get(name)) is not None for r in good)
 
 
+@dataclass
+class _Tally:
+    """A verification's running totals: records and values compared, and the mismatches
+    (every one counted per field, at most ``MAX_MISMATCHES_PER_FIELD`` of a field kept)."""
+
+    records: int = 0
+    values: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def mismatch(self, m: Mismatch) -> None:
+        fname = f"{m.page_type}.{m.field}"
+        self.counts[fname] = self.counts.get(fname, 0) + 1
+        if self.counts[fname] <= MAX_MISMATCHES_PER_FIELD:
+            self.mismatches.append(m)
+
+
+def _records_by_key(
+    pt: PageType, key: Sequence[str], records: Sequence[Record], empty: dict[str, int]
+) -> dict[str, Record]:
+    """The extracted records by key value (the first of a key); required fields left empty
+    are counted in ``empty`` (``page_type.field`` -> records)."""
+    by_key: dict[str, Record] = {}
+    for r in records:
+        k = key_of(r.values, key)
+        if k is not None:
+            by_key.setdefault(k, r)
+        for name, spec in pt.fields.items():
+            if spec.required and canon(r.values.get(name)) is None:
+                empty[f"{pt.name}.{name}"] = empty.get(f"{pt.name}.{name}", 0) + 1
+    return by_key
+
+
+def _check_page(
+    sf: SelectorFile,
+    pt: PageType,
+    result: PageResult,
+    page: FailingPage,
+    tally: _Tally,
+    empty: dict[str, int],
+) -> None:
+    """Compare what ``sf`` extracts from one failing snapshot with its matched records."""
+    by_key = _records_by_key(pt, sf.key, result.records, empty)
+    for k, rec in page.matches:
+        tally.records += 1
+        if pt.record_root is None:
+            got = result.records[0] if result.records else None
+        else:
+            got = by_key.get(k)
+        for name in pt.fields:
+            if name not in rec:
+                continue
+            tally.values += 1
+            want = want_value(rec, name, page)
+            value = got.values.get(name) if got is not None else None
+            if not values_equal(value, want):
+                shown = value if got is not None else "(no record with this key)"
+                tally.mismatch(Mismatch(pt.name, name, page.snap.url, show_key(k), want, shown))
+
+
 def verify_repair(
     sf: SelectorFile,
     pages: Sequence[FailingPage],
@@ -191,61 +251,27 @@ def verify_repair(
     """Extract every failing snapshot with ``sf`` and compare against the matched records;
     with ``old``, also every field ``sf`` changes on the last good pages (``repair.lastgood``)."""
     compiled = compile_selectors(sf)
-    records = values = 0
-    mismatches: list[Mismatch] = []
-    counts: dict[str, int] = {}
+    tally = _Tally()
     if old is not None:
-        records, values, on_good = check_last_good(sf, old, good_pages)
+        tally.records, tally.values, on_good = check_last_good(sf, old, good_pages)
         for m in on_good:
-            fname = f"{m.page_type}.{m.field}"
-            counts[fname] = counts.get(fname, 0) + 1
-            if counts[fname] <= MAX_MISMATCHES_PER_FIELD:
-                mismatches.append(m)
+            tally.mismatch(m)
     empty_required: dict[str, int] = {}
     for page in pages:
         result = _evaluate(compiled, page)
         pt = sf.page_types.get(page.page_type.name)
-        if pt is None:
-            continue
-        got_by_key: dict[str, Record] = {}
-        for r in result.records:
-            k = key_of(r.values, sf.key)
-            if k is not None:
-                got_by_key.setdefault(k, r)
-            for name, spec in pt.fields.items():
-                if spec.required and canon(r.values.get(name)) is None:
-                    empty_required[f"{pt.name}.{name}"] = (
-                        empty_required.get(f"{pt.name}.{name}", 0) + 1
-                    )
-        for k, rec in page.matches:
-            records += 1
-            if pt.record_root is None:
-                got = result.records[0] if result.records else None
-            else:
-                got = got_by_key.get(k)
-            for name in pt.fields:
-                if name not in rec:
-                    continue
-                values += 1
-                want = want_value(rec, name, page)
-                value = got.values.get(name) if got is not None else None
-                if values_equal(value, want):
-                    continue
-                fname = f"{pt.name}.{name}"
-                counts[fname] = counts.get(fname, 0) + 1
-                if counts[fname] <= MAX_MISMATCHES_PER_FIELD:
-                    shown = value if got is not None else "(no record with this key)"
-                    mismatches.append(
-                        Mismatch(pt.name, name, page.snap.url, show_key(k), want, shown)
-                    )
+        if pt is not None:
+            _check_page(sf, pt, result, page, tally, empty_required)
     problems = []
     for fname, n in empty_required.items():
         pt_name, _, name = fname.partition(".")
-        if _required_filled(good_by_type.get(pt_name, ()), name) and fname not in counts:
+        if _required_filled(good_by_type.get(pt_name, ()), name) and fname not in tally.counts:
             problems.append(
                 f"field {fname}: required but empty on {n} record(s) of the failing snapshots"
             )
-    return Verification(records, values, tuple(mismatches), counts, tuple(problems))
+    return Verification(
+        tally.records, tally.values, tuple(tally.mismatches), tally.counts, tuple(problems)
+    )
 
 
 def quiet_extract(sf: SelectorFile, body: bytes | str, url: str) -> list[Record]:
