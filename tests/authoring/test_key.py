@@ -281,3 +281,15 @@ def test_cli_yes_writes_a_key_with_gaps_as_partial(
     assert code == 5, out
     assert "partial: key 'title': 1 of the 7 distinct seed record(s) have no title" in out
     assert load_selector_file(path).key == ("title",)
+
+
+def test_at_a_terminal_a_key_with_gaps_is_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("anchorpath.cli.author._interactive", lambda yes: not yes)
+    code, out, path = _new_site(tmp_path, UNTITLED, answers="\n" * 14)
+    assert "key field(s), comma-separated (title, author) [title]:" in out
+    assert code == 5, out
+    assert "partial: key 'title': 1 of the 7 distinct seed record(s) have no title" in out
+    assert load_selector_file(path).key == ("title",)
