@@ -70,11 +70,15 @@ def test_demo_site_field_names_only(tmp_path: Path, demo_pages: DemoPages) -> No
                 args += ["--seed", s]
             for fname, spec in pt.fields.items():
                 args += ["--field", f"{fname}:{spec.type}"]
-            # status is 정상 on all three seeds: a constant a script must allow (issue 25)
-            args.append("--allow-constant")
+            # status is 정상 on all three seeds, a constant kept under --yes because the page
+            # names it: <span class="stat …"> ("stat" starts "status"; the label 상태 does not)
             res = CliRunner().invoke(main, args, env=env)
             assert res.exit_code == 0, res.output
             assert "LLM: 0 LLM call(s)" not in res.output
+            if name == "dmf-detail":
+                assert "'status': the same value on every seed, kept: the page names it" in (
+                    res.output
+                )
     sf = load_selector_file(out / "dmf-detail.json")
     assert sf.provenance.method == "llm"
     for seed in sf.provenance.seeds:  # rendered DOM and a full-page screenshot kept
