@@ -47,6 +47,10 @@ NAMESAKES = [("Game Over", "Kim"), ("Game Over", "Lee"), ("Harbour", "Kim"), ("U
 INSEPARABLE = [("Game Over", "Kim"), ("Emma", "Austen"), ("Game Over", ""), ("Ulysses", "Joyce")]
 
 
+# A row without a title ("Kim" wrote two books): titles are distinct where there is one.
+UNTITLED = [("Emma", "Kim"), ("Dune", "Kim"), ("", "Lee"), ("Ulysses", "Joyce")]
+
+
 def _generated(first_page: list[tuple[str, str]], fields: list[str]):  # type: ignore[no-untyped-def]
     pages = {"s1.html": first_page, "s2.html": _OTHER_PAGE}
     seeds = [
@@ -253,4 +257,27 @@ def test_at_a_terminal_the_key_is_asked_for(
     assert "author: no value on " in out and "s1.html)\nkey field(s)" in out
     assert "not a field: tilte (did you mean 'title'?)" in out
     assert code == 0, out
+    assert load_selector_file(path).key == ("title",)
+
+
+def test_a_first_field_missing_only_on_some_rows_is_a_key_with_gaps() -> None:
+    choice = default_key(_generated(UNTITLED, ["title", "author"]))
+    assert choice.key == ("title",) and choice.gaps is not None
+    assert "key 'title': 1 of the 7 distinct seed record(s) have no title (s1.html)" in (
+        choice.gaps
+    )
+    assert "withdraws no record" in choice.gaps
+    assert default_key(_generated(INSEPARABLE, ["title", "author"])).key is None
+
+
+def test_cli_yes_writes_a_key_with_gaps_as_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule: when only rows without a value fault the first field as the key (no value
+    shared), the file is written with it and named partial (exit 5), not refused: those rows
+    make a run's crawl incomplete, so it withdraws nothing (the gate stays closed)."""
+    monkeypatch.chdir(tmp_path)
+    code, out, path = _new_site(tmp_path, UNTITLED, "--yes")
+    assert code == 5, out
+    assert "partial: key 'title': 1 of the 7 distinct seed record(s) have no title" in out
     assert load_selector_file(path).key == ("title",)

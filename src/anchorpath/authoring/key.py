@@ -12,8 +12,12 @@ XPath reads a value in every record of every seed and no value on two distinct r
 no single field does, it is the smallest combination of fields that does (pairs before
 triples, in that field order), which the caller prints (``--yes``) or offers as the answer to
 a question (at a terminal). ``list`` fields join only when no combination without them
-separates the records. When not even all the fields together do, there is no default: the
-caller asks the person, or fails naming the repeats (``--yes``).
+separates the records. When not even all the fields together do, the first field is still
+the default if its only fault is seed records without a value (no value shared by two
+distinct records): such rows have no key, which a run counts against the crawl's
+completeness (it then withdraws nothing), so the caller writes the file as partial and
+says so. Otherwise there is no default: the caller asks the person, or fails naming the
+repeats (``--yes``).
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ class KeyChoice:
     key: tuple[str, ...] | None
     why: str
     rejected: Mapping[str, str] = field(default_factory=dict)
+    #: Set when the key leaves some seed records without a key value (the first field, no
+    #: value shared, but missing on some records): why the file is partial.
+    gaps: str | None = None
 
     @property
     def combined(self) -> bool:
@@ -165,4 +172,32 @@ def default_key(result: AuthoringResult) -> KeyChoice:
                         f"value in each of the {n} distinct seed record(s); set it with --key"
                     )
                     return KeyChoice(combo, why, rejected)
-    return KeyChoice(None, "no field identifies every record", rejected)
+    return _with_gaps(plain[:1], records, rejected, per_page=per_page)
+
+
+def _with_gaps(
+    first: list[str], records: list[Record], rejected: dict[str, str], *, per_page: bool
+) -> KeyChoice:
+    """The first field as a key with gaps: when its only fault is seed records without a
+    value and no two distinct records that have one share it; else no default."""
+    none = KeyChoice(None, "no field identifies every record", rejected)
+    if not first or not rejected[first[0]].startswith("no value on "):
+        return none
+    name = first[0]
+    holding = [(s, v) for s, v in records if v.get(name) not in (None, "", [])]
+    if not holding or _why_not([name], holding, per_page=per_page) is not None:
+        return none
+    lacking = [s for s, v in records if v.get(name) in (None, "", [])]
+    short = (
+        f"{len(lacking)} of the {len(records)} distinct seed record(s) have no {name} "
+        f"({', '.join(dict.fromkeys(lacking))})"
+    )
+    gaps = (
+        f"key {name!r}: {short}; a run counts such rows as records without a key and, its "
+        "crawl then incomplete, withdraws no record: fix the field or choose --key"
+    )
+    why = (
+        f"default: the first field, a different value in each of the {len(holding)} seed "
+        f"record(s) that have one ({short}); set it with --key"
+    )
+    return KeyChoice((name,), why, rejected, gaps)

@@ -96,11 +96,19 @@ class NewSite:
     #: seeds whose URL is unknown; with no --start-url and --match the file cannot run
     urls_unknown: tuple[str, ...] = ()
     unrunnable: bool = False
+    #: why the default key leaves some seed records without a key (``KeyChoice.gaps``)
+    key_gaps: str | None = None
+
+    @property
+    def shortfalls(self) -> tuple[str, ...]:
+        """What the file does not do of what was asked: the page type's shortfalls, and a
+        default key some seed records lack."""
+        return (*self.result.shortfalls, *([self.key_gaps] if self.key_gaps else []))
 
     @property
     def partial(self) -> bool:
         """Written, but not everything asked: a field left out, or a shortfall."""
-        return bool(self.failed or self.result.shortfalls)
+        return bool(self.failed or self.shortfalls)
 
 
 class Questions(Protocol):
@@ -214,16 +222,22 @@ def _ask_missing_urls(pages: list[SeedPage], ask: Questions | None) -> list[Seed
     return out
 
 
-def _choose_key(result: AuthoringResult, ask: Questions | None) -> tuple[tuple[str, ...], str]:
-    """The key of a new site without --key: a field unique on every distinct seed record,
-    else the smallest combination of fields that is (taken by a script, offered at a
-    terminal), else asked for at a terminal, else an error naming the repeats."""
+def _choose_key(
+    result: AuthoringResult, ask: Questions | None
+) -> tuple[tuple[str, ...], str, str | None]:
+    """The key of a new site without --key, why, and why it leaves some seed records without
+    a key (None: it does not): a field unique on every distinct seed record, else the
+    smallest combination of fields that is, else the first field if only records without a
+    value fault it (taken by a script, offered at a terminal), else asked for at a terminal,
+    else an error naming the repeats."""
     choice = default_key(result)
-    if choice.key is not None and not (choice.combined and ask is not None):
-        return choice.key, choice.why
+    offered = choice.combined or choice.gaps is not None
+    if choice.key is not None and not (offered and ask is not None):
+        return choice.key, choice.why, choice.gaps
     if ask is None:
         raise AuthoringError(choice.refusal())
-    return ask.key(choice, list(result.page_type.fields))
+    key, why = ask.key(choice, list(result.page_type.fields))
+    return key, why, choice.gaps if key == choice.key else None
 
 
 def _llm_lines(
@@ -314,12 +328,15 @@ def author_new_site(
     starts = None if unrunnable else request.start_urls or None
     decisions: tuple[str, ...] = ()
     key_changed = False
+    key_gaps = None
     if existing is not None:
         ext = add_page_type(existing, result, key=request.keys or None, start_urls=starts)
         sf, decisions, key_changed = ext.selector_file, ext.decisions, ext.key_changed
         key_why = "--key" if request.keys else f"kept from version {existing.version}"
     else:
-        key, key_why = (request.keys, "--key") if request.keys else _choose_key(result, ask)
+        key, key_why, key_gaps = (
+            (request.keys, "--key", None) if request.keys else _choose_key(result, ask)
+        )
         sf = assemble_site(request.name, [result], key=key, start_urls=starts)
     if unrunnable:
         sf = replace(sf, fetch=replace(sf.fetch, start_urls=tuple(p.url for p in pages[:1])))
@@ -342,6 +359,7 @@ def author_new_site(
         rendered,
         urls_unknown,
         unrunnable,
+        key_gaps,
     )
 
 

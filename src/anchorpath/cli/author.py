@@ -309,7 +309,7 @@ def new_site(
             f"partial: {len(site.failed)} field(s) not authored: {', '.join(site.failed)}",
             err=True,
         )
-    for short in site.result.shortfalls:
+    for short in site.shortfalls:
         click.echo(terminal_safe(f"partial: {short}"), err=True)
     if site.partial:
         sys.exit(EXIT_PARTIAL)
