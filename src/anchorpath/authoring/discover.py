@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -23,6 +23,10 @@ from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.documents import xml_document
 from anchorpath.selectors.evaluate import parse_html
 from anchorpath.selectors.model import Discovery
+
+if TYPE_CHECKING:  # the caller passes the fetcher
+    from anchorpath.fetch.result import FetchResult
+    from anchorpath.fetch.robots import RobotsFile
 
 __all__ = ["SiteProbe", "describe_discovery", "discover", "recommend"]
 
@@ -37,9 +41,9 @@ _FEED_TYPES = (
 class SiteProbe(Protocol):
     """The fetcher calls discovery makes (the polite fetcher has them)."""
 
-    def fetch(self, url: str, *, conditional: bool = True) -> Any: ...
+    def fetch(self, url: str, *, conditional: bool = True) -> FetchResult: ...
 
-    def robots_for(self, url: str) -> Any: ...
+    def robots_for(self, url: str) -> RobotsFile | None: ...
 
 
 def _strings(found: object) -> list[str]:

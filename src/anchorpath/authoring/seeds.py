@@ -11,11 +11,14 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath.selectors.decode import decode_html
 from anchorpath.selectors.page_url import declared_url
+
+if TYPE_CHECKING:  # a fetcher is given by the caller; this module never imports one
+    from anchorpath.fetch.result import FetchResult
 
 __all__ = [
     "FetchLike",
@@ -24,9 +27,16 @@ __all__ = [
     "seed_from_html",
 ]
 
-#: ``fetch(url) -> bytes``, or an object with ``fetch(url)`` returning bytes or something with
-#: ``.body`` (and optionally ``.charset`` / ``.final_url``), like the runner's ``FetchResult``.
-FetchLike = Callable[[str], Any] | Any
+
+@runtime_checkable
+class _Fetches(Protocol):
+    """An object with ``fetch(url)``: a :class:`~anchorpath.fetch.protocol.Fetcher`."""
+
+    def fetch(self, url: str) -> FetchResult: ...
+
+
+#: ``fetch(url) -> bytes``, or a fetcher whose ``fetch(url)`` returns a ``FetchResult``.
+FetchLike = Callable[[str], bytes] | _Fetches
 
 
 @dataclass(frozen=True)
@@ -70,8 +80,8 @@ def seed_from_html(
     )
 
 
-def _call_fetch(fetch: Any, url: str) -> tuple[bytes, str | None, str]:
-    result = fetch.fetch(url) if hasattr(fetch, "fetch") else fetch(url)
+def _call_fetch(fetch: FetchLike, url: str) -> tuple[bytes, str | None, str]:
+    result: object = fetch.fetch(url) if isinstance(fetch, _Fetches) else fetch(url)
     if isinstance(result, bytes | bytearray):
         return bytes(result), None, url
     body = getattr(result, "body", None)

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,8 +17,14 @@ from anchorpath._errors import AnchorpathError, AuthoringError
 from anchorpath._text import did_you_mean
 from anchorpath.authoring.options import AuthoringOptions
 
-if TYPE_CHECKING:
-    from anchorpath.authoring.reports import FieldReport
+if TYPE_CHECKING:  # the session (rich, lxml) is imported when a command runs, not for --help
+    from anchorpath._config import Settings
+    from anchorpath.authoring.reports import Examples, FieldReport
+    from anchorpath.authoring.seeds import SeedPage
+    from anchorpath.authoring.session.core import Session
+    from anchorpath.authoring.session.sources import ValueSource
+    from anchorpath.authoring.session.terminal import SessionOutcome
+    from anchorpath.selectors.model import SelectorFile
 
 __all__ = ["edit_cmd", "review_and_write", "session_source"]
 
@@ -28,8 +34,8 @@ EDIT_SEEDS = 3
 
 @contextlib.contextmanager
 def session_source(
-    examples: Mapping[str, Any] | None, llm: bool, settings: Any, site: str
-) -> Iterator[Any]:
+    examples: Examples | None, llm: bool, settings: Settings, site: str
+) -> Iterator[ValueSource | None]:
     """Where the session's added fields get values: the examples, else (when the LLM was
     used) the configured model through its cache and ledger, else nobody (typed values)."""
     from anchorpath.authoring.session.sources import ExampleValues, LLMValues
@@ -54,23 +60,23 @@ def session_source(
 
 
 def review_and_write(
-    sf: Any,
+    sf: SelectorFile,
     page_type: str,
-    pages: Sequence[Any],
+    pages: Sequence[SeedPage],
     target: Path,
     *,
     reports: Mapping[str, FieldReport] | None = None,
     problems: Sequence[str] = (),
-    source: Any = None,
+    source: ValueSource | None = None,
     options: AuthoringOptions = AuthoringOptions(),
     changed: Sequence[str] = (),
     screenshots: bool = True,
     open_images: bool = False,
     confirm_write: str | None = None,
-    prepare: Callable[[Any], Any] | None = None,
-    save: Callable[[Any, list[Path]], Any] | None = None,
+    prepare: Callable[[SelectorFile], SelectorFile] | None = None,
+    save: Callable[[Session, list[Path]], tuple[SelectorFile, list[Path]]] | None = None,
     done: str | None = None,
-) -> Any:
+) -> SessionOutcome:
     """Open the session on page type ``page_type`` of ``sf``; on ``w`` save it to ``target``
     with golden fixtures and screenshots (``prepare`` edits the file just before it is saved).
     Raises ClickException when nothing was written."""
@@ -93,7 +99,7 @@ def review_and_write(
         raise click.ClickException(str(exc)) from exc
     tmp = Path(tempfile.mkdtemp(prefix="anchorpath-session-")) if screenshots else None
 
-    def write(s: Any, shots: list[Path]) -> Any:
+    def write(s: Session, shots: list[Path]) -> tuple[SelectorFile, list[Path]]:
         built = s.build() if prepare is None else prepare(s.build())
         return save_with_fixtures(
             built, target, s.pages, s.page_type, changed=s.changed, screenshots=shots
@@ -119,7 +125,7 @@ def review_and_write(
     return outcome
 
 
-def _pick_page_type(sf: Any, name: str | None) -> str:
+def _pick_page_type(sf: SelectorFile, name: str | None) -> str:
     if name is not None:
         if name not in sf.page_types:
             raise AuthoringError(
@@ -135,7 +141,7 @@ def _pick_page_type(sf: Any, name: str | None) -> str:
     )
 
 
-def _fixture_seeds(sf: Any, path: Path, page_type: str) -> list[Any]:
+def _fixture_seeds(sf: SelectorFile, path: Path, page_type: str) -> list[SeedPage]:
     from anchorpath.authoring.seeds import load_seed
     from anchorpath.selectors.load import fixture_path
 

@@ -28,10 +28,13 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from anchorpath._errors import BrowserError, FetchFailed
 from anchorpath.fetch.safety import GENERIC_CONTENT_TYPES, sniffs_as_html
+
+if TYPE_CHECKING:  # Playwright is imported when a browser starts, not with this module
+    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route
 
 __all__ = [
     "CHROMIUM_ARGS",
@@ -67,7 +70,7 @@ def chromium_executable(env: Mapping[str, str] | None = None) -> str:
 
 
 @contextlib.contextmanager
-def chromium(executable: str, *, failing: str) -> Iterator[Any]:
+def chromium(executable: str, *, failing: str) -> Iterator[Browser]:
     """A headless Chromium for the length of a ``with`` block (Playwright started and
     stopped with it); a Playwright error inside the block becomes a BrowserError that starts
     with ``failing``."""
@@ -87,7 +90,7 @@ def chromium(executable: str, *, failing: str) -> Iterator[Any]:
         raise BrowserError(f"{failing}: {exc}") from exc
 
 
-def launch_chromium(playwright: Any, executable: str) -> Any:
+def launch_chromium(playwright: Playwright, executable: str) -> Browser:
     """Headless Chromium, launched by a started Playwright with :data:`CHROMIUM_ARGS`; a
     BrowserError naming the executable when it cannot start."""
     try:
@@ -140,7 +143,7 @@ class BrowserRenderer:
         self._lock = threading.Lock()
         self.launch_seconds = 0.0
         # Browser-thread state: the run's one tab, the URL it renders, requests blocked.
-        self._page: Any = None
+        self._page: Page | None = None
         self._page_url = ""
         self._blocked = 0
         self._loaded: list[str] = []
@@ -223,7 +226,7 @@ class BrowserRenderer:
                 if job is not None:
                     job[2].set_exception(BrowserError(f"browser stopped: {exc}"))
 
-    def _route(self, route: Any) -> None:
+    def _route(self, route: Route) -> None:
         """Every request of the page (main document and sub-requests) passes here."""
         request = route.request
         if request.resource_type in _SKIPPED_TYPES or not self.allow_request(
@@ -250,7 +253,7 @@ class BrowserRenderer:
                 self._scripts[request.url] = cached
         route.fulfill(status=cached[0], headers=cached[1], body=cached[2])
 
-    def _sniffed(self, route: Any) -> None:
+    def _sniffed(self, route: Route) -> None:
         """The main document as the server sent it, but as text/html when the server called
         it ``application/octet-stream`` (or another generic type) and its bytes are HTML."""
         response = route.fetch(max_redirects=0)
@@ -263,7 +266,7 @@ class BrowserRenderer:
             return
         route.fulfill(response=response)
 
-    def _render_one(self, context: Any, url: str, wait_for: str | None) -> RenderedPage:
+    def _render_one(self, context: BrowserContext, url: str, wait_for: str | None) -> RenderedPage:
         """One page, on the run's one tab (a new tab costs more than the page itself); the
         DOM is read in the same round trip that checks the anchor."""
         from playwright.sync_api import Error as PlaywrightError

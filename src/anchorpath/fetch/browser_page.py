@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from anchorpath._config import FetchConfig
 from anchorpath._errors import FetchFailed, UnsafeRequest
@@ -18,6 +18,9 @@ from anchorpath.fetch.pacing import parse_retry_after
 from anchorpath.fetch.result import FetchResult, count_ok
 from anchorpath.fetch.robots_policy import RobotsGate
 from anchorpath.fetch.safety import Resolver, check_address, origin_of
+
+if TYPE_CHECKING:  # Chromium (Playwright) is imported only when a page is rendered
+    from anchorpath.fetch.browser import BrowserRenderer
 from anchorpath.fetch.walls import detect_refusal
 from anchorpath.fetch.warc import WarcWriter
 
@@ -53,7 +56,7 @@ class BrowserFetch:
         self._wall = wall_clock
         self._resolver = resolver
         self._slots = slots
-        self._browser: Any = None
+        self._browser: BrowserRenderer | None = None
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -61,7 +64,7 @@ class BrowserFetch:
         if self._browser is not None:
             self._browser.close()
 
-    def _renderer(self) -> Any:
+    def _renderer(self) -> BrowserRenderer:
         with self._lock:
             if self._browser is None:
                 from anchorpath.fetch.browser import BrowserRenderer

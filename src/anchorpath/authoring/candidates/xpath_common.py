@@ -113,7 +113,7 @@ def tag_of(el: etree._Element) -> str:
     return str(el.tag)
 
 
-def first_match(ctx: etree._Element, expr: str) -> etree._Element | None:
+def first_match(ctx: etree._Element | etree._ElementTree, expr: str) -> etree._Element | None:
     """The first element ``expr`` selects from ``ctx`` (None on no match or a bad XPath)."""
     try:
         res = ctx.xpath(expr)

@@ -344,7 +344,9 @@ class OpenAIClient:
             },
         }
 
-    def _with_schema(self, request: ChatRequest, messages: list[dict[str, str]]) -> Any:
+    def _with_schema(
+        self, request: ChatRequest, messages: list[dict[str, str]]
+    ) -> list[dict[str, str]]:
         """In json_object mode the schema travels in the system message (and the word JSON with
         it); chat templates that want the system message first (llama.cpp's) keep it first."""
         if self._mode != "json_object":

@@ -36,7 +36,7 @@ from lxml import etree
 from anchorpath._config import LLMConfig
 from anchorpath._errors import AnchorpathError, LLMError
 from anchorpath._text import excerpt
-from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message
+from anchorpath.authoring.llm.client import ChatRequest, LLMClient, Message, Purpose
 from anchorpath.authoring.llm.templates import load_template
 from anchorpath.authoring.reports import FieldRequest
 from anchorpath.authoring.seeds import SeedPage
@@ -249,7 +249,7 @@ def _field_list(fields: Sequence[FieldRequest]) -> str:
 
 
 def value_request(
-    page: SeedPrompt, fields: Sequence[FieldRequest], markdown: str, *, purpose: Any = "values"
+    page: SeedPrompt, fields: Sequence[FieldRequest], markdown: str, *, purpose: Purpose = "values"
 ) -> ChatRequest:
     user = load_template("values").render(
         seed_label=page.seed.source,

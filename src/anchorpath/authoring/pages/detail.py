@@ -35,7 +35,7 @@ from anchorpath.authoring.scoring.choose import (
     label_ambiguity,
     same_everywhere,
 )
-from anchorpath.authoring.scoring.mutate import mutate_tree
+from anchorpath.authoring.scoring.mutate import Mutant, mutate_tree
 from anchorpath.authoring.scoring.verify import Expectation
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.model import Anchor, FieldSpec, Normalize
@@ -83,7 +83,7 @@ def author_detail(
 
         def mexps(
             _: int, values: list[Any] = values, ftype: str = ftype
-        ) -> list[list[tuple[Any, list[Expectation]]]]:
+        ) -> list[list[tuple[Mutant, list[Expectation]]]]:
             return [
                 [
                     (m, [Expectation(m.doc, values[i] or None, ftype, seeds[i].url)])
@@ -191,10 +191,10 @@ def _mutants(
     types: Mapping[str, str],
     list_targets: Mapping[tuple[str, int], list[list[Target]]],
     options: AuthoringOptions,
-) -> list[list[Any]]:
+) -> list[list[Mutant]]:
     """One mutation set per seed, clustered around the best-looking target of every field
     (``options``: the mutation operators and their RNG seed)."""
-    mutants: list[list[Any]] = []
+    mutants: list[list[Mutant]] = []
     for i, doc in enumerate(docs):
         # List fields are left out: a sibling inserted next to a list item *is* a new item.
         targets = list(

@@ -572,7 +572,7 @@ def _author_field(
         for i in range(len(seeds))
     ]
 
-    def mexps(_: int) -> list[list[tuple[Any, list[Expectation]]]]:
+    def mexps(_: int) -> list[list[tuple[Mutant, list[Expectation]]]]:
         return [
             [
                 (

@@ -13,6 +13,7 @@ from lxml import etree
 
 from anchorpath.authoring.candidates.xpath_common import XCandidate, literal
 from anchorpath.authoring.reports import CandidateScore, FieldReport, FieldRequest
+from anchorpath.authoring.scoring.mutate import Mutant
 from anchorpath.authoring.scoring.verify import (
     Expectation,
     Scored,
@@ -74,7 +75,7 @@ def _fallbacks(best: Scored, ranked: Sequence[Scored]) -> tuple[str, ...]:
 
 def _score_mutants(
     scored: Sequence[Scored],
-    mutants: Sequence[Sequence[tuple[Any, Sequence[Expectation]]]],
+    mutants: Sequence[Sequence[tuple[Mutant, Sequence[Expectation]]]],
 ) -> None:
     """Fill ``mut_pass``/``mut_total`` per seed: a mutant passes when every expectation
     (one per page, or one per example record) holds."""
@@ -94,7 +95,7 @@ def choose_xpath(
     fname: str,
     cands: Mapping[tuple[str, Normalize], tuple[XCandidate, set[int]]],
     seed_exps: Sequence[Sequence[Expectation]],
-    mutant_exps: Callable[[int], Sequence[Sequence[tuple[Any, Sequence[Expectation]]]]],
+    mutant_exps: Callable[[int], Sequence[Sequence[tuple[Mutant, Sequence[Expectation]]]]],
     *,
     most: bool = False,
 ) -> tuple[Scored | None, list[Scored], list[str]]:

@@ -552,7 +552,7 @@ class Session:
 _NO_TRACE: Any = type("_NoTrace", (), {"nodes": ()})()
 
 
-def element_at(tree: Any, path: str) -> etree._Element | None:
+def element_at(tree: etree._ElementTree, path: str) -> etree._Element | None:
     """The element an evaluate trace path names (attribute and text paths: their owner)."""
     path = path.removesuffix("/text()").split("/@", 1)[0]
     return first_match(tree, path) if path.startswith("/") else None

@@ -322,6 +322,6 @@ def render_highlights(
     return [p for job in jobs for p in (job.out, job.full) if p is not None]
 
 
-def field_colors(names: Sequence[str]) -> dict[str, Any]:
+def field_colors(names: Sequence[str]) -> dict[str, str]:
     """The colour each field is drawn in (the terminal table uses the same)."""
     return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
