@@ -168,7 +168,7 @@ EXIT_PARTIAL = 5
 )
 @click.option(
     "--mutation-seed",
-    default=0,
+    default=AuthoringOptions.mutation_seed,
     show_default=True,
     type=int,
     help="RNG seed of the perturbation tests.",
@@ -374,19 +374,22 @@ def _review(
 ) -> None:
     """Without ``--yes``: the review session writes the file (rendered seeds are kept only
     when it is written: quit leaves nothing)."""
-    from anchorpath.cli.author_session import review_and_write, session_source
+    from anchorpath.cli.author_session import open_session, review_and_write, session_source
 
     with session_source(site.examples, site.llm, settings, name) as source:
-        review_and_write(
+        session = open_session(
             site.selector_file,
             site.result.page_type.name,
             site.pages,
-            site.target,
             reports=site.result.fields,
             problems=site.result.problems,
             source=source,
             options=options,
             changed=list(site.result.page_type.fields),
+        )
+        review_and_write(
+            session,
+            site.target,
             screenshots=screenshots,
             open_images=open_images,
             confirm_write="Change the key and write" if site.key_changed else None,

@@ -34,7 +34,7 @@ def _review(
     from anchorpath.authoring.repair.pipeline import reverify
     from anchorpath.authoring.seeds import seed_from_html
     from anchorpath.bundle import read_bundle
-    from anchorpath.cli.author_session import review_and_write
+    from anchorpath.cli.author_session import open_session, review_and_write
 
     assert result.target is not None  # repair_from_bundle names it
     target = result.target
@@ -61,11 +61,8 @@ def _review(
             return checked.new, []
 
         review_and_write(
-            sf,
-            pt_name,
-            pages,
+            open_session(sf, pt_name, pages, changed=changed),
             target,
-            changed=changed,
             save=keep,
             done=f"page type {pt_name} reviewed",
             screenshots=screenshots,

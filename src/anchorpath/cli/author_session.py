@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the session (rich, lxml) is imported when a command runs, n
     from anchorpath.authoring.session.terminal import SessionOutcome
     from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["edit_cmd", "review_and_write", "session_source"]
+__all__ = ["edit_cmd", "open_session", "review_and_write", "session_source"]
 
 #: Seeds an ``author edit`` session takes from the file's fixtures when none are given.
 EDIT_SEEDS = 3
@@ -59,33 +59,23 @@ def session_source(
         client.close()
 
 
-def review_and_write(
+def open_session(
     sf: SelectorFile,
     page_type: str,
     pages: Sequence[SeedPage],
-    target: Path,
     *,
     reports: Mapping[str, FieldReport] | None = None,
     problems: Sequence[str] = (),
     source: ValueSource | None = None,
     options: AuthoringOptions = AuthoringOptions(),
     changed: Sequence[str] = (),
-    screenshots: bool = True,
-    open_images: bool = False,
-    confirm_write: str | None = None,
-    prepare: Callable[[SelectorFile], SelectorFile] | None = None,
-    save: Callable[[Session, list[Path]], tuple[SelectorFile, list[Path]]] | None = None,
-    done: str | None = None,
-) -> SessionOutcome:
-    """Open the session on page type ``page_type`` of ``sf``; on ``w`` save it to ``target``
-    with golden fixtures and screenshots (``prepare`` edits the file just before it is saved).
-    Raises ClickException when nothing was written."""
+) -> Session:
+    """The session on page type ``page_type`` of ``sf`` (``authoring.session.core.Session``),
+    or ClickException naming what is wrong."""
     from anchorpath.authoring.session.core import Session
-    from anchorpath.authoring.session.fixtures import save_with_fixtures
-    from anchorpath.authoring.session.terminal import run_session
 
     try:
-        session = Session(
+        return Session(
             sf,
             page_type,
             pages,
@@ -97,6 +87,25 @@ def review_and_write(
         )
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def review_and_write(
+    session: Session,
+    target: Path,
+    *,
+    screenshots: bool = True,
+    open_images: bool = False,
+    confirm_write: str | None = None,
+    prepare: Callable[[SelectorFile], SelectorFile] | None = None,
+    save: Callable[[Session, list[Path]], tuple[SelectorFile, list[Path]]] | None = None,
+    done: str | None = None,
+) -> SessionOutcome:
+    """Run ``session`` at the terminal; on ``w`` save it to ``target`` with golden fixtures
+    and screenshots (``prepare`` edits the file just before it is saved; ``save`` replaces
+    the saving). Raises ClickException when nothing was written."""
+    from anchorpath.authoring.session.fixtures import save_with_fixtures
+    from anchorpath.authoring.session.terminal import run_session
+
     tmp = Path(tempfile.mkdtemp(prefix="anchorpath-session-")) if screenshots else None
 
     def write(s: Session, shots: list[Path]) -> tuple[SelectorFile, list[Path]]:
@@ -204,7 +213,13 @@ def _fixture_seeds(sf: SelectorFile, path: Path, page_type: str) -> list[SeedPag
     help="Highlighted PNG per seed (Chromium).",
 )
 @click.option("--open", "open_images", is_flag=True, help="Open the screenshots in a viewer.")
-@click.option("--mutation-seed", default=0, show_default=True, type=int, help="RNG seed.")
+@click.option(
+    "--mutation-seed",
+    default=AuthoringOptions.mutation_seed,
+    show_default=True,
+    type=int,
+    help="RNG seed.",
+)
 def edit_cmd(
     site: str,
     selectors_dir: str | None,
@@ -254,13 +269,7 @@ def edit_cmd(
             source = ExampleValues(read_examples(examples_path))
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
-    review_and_write(
-        sf,
-        name,
-        pages,
-        path,
-        source=source,
-        options=AuthoringOptions(mutation_seed=mutation_seed),
-        screenshots=screenshots,
-        open_images=open_images,
+    session = open_session(
+        sf, name, pages, source=source, options=AuthoringOptions(mutation_seed=mutation_seed)
     )
+    review_and_write(session, path, screenshots=screenshots, open_images=open_images)
