@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from anchorpath.demo.data import TEMPLATE_CLASSIC, TEMPLATE_RENEWAL, day_date, template_for_day
 from anchorpath.demo.server import MODES, DemoServer
+
+if TYPE_CHECKING:  # rich and the runner are imported when the demo runs, not for --help
+    from rich.console import Console
+
+    from anchorpath.runner.run_types import RunResult
 
 __all__ = ["COMMANDS", "demo_group"]
 
@@ -34,7 +41,6 @@ def demo_group(ctx: click.Context) -> None:
         return
     # The pipeline demo: days 1 and 2 (events), then day 3 (template change: drift + bundle).
     import tempfile
-    from pathlib import Path
 
     from rich.console import Console
 
@@ -60,9 +66,9 @@ def demo_group(ctx: click.Context) -> None:
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     verdicts: dict[int, str] = {}
-    bundles: dict[int, Any] = {}
+    bundles: dict[int, Path | None] = {}
 
-    def check(day_from: int, day_to: int, result: Any) -> str | None:
+    def check(day_from: int, day_to: int, result: RunResult) -> str | None:
         verdicts[day_to] = result.verdict
         bundles[day_to] = result.bundle
         if result.verdict != "ok":
@@ -98,14 +104,15 @@ def demo_group(ctx: click.Context) -> None:
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     repaired = False
-    if verdicts.get(3) == "drift" and bundles.get(3):
-        repaired = _repair_and_rerun(console, server, selector, work, Path(bundles[3]))
+    drift_bundle = bundles.get(3)
+    if verdicts.get(3) == "drift" and drift_bundle:
+        repaired = _repair_and_rerun(console, server, selector, work, Path(drift_bundle))
     console.print(f"[dim]demo files: {work}[/]")
     ok = verdicts.get(1) == "ok" and verdicts.get(2) == "ok" and verdicts.get(3) == "drift"
     ctx.exit(0 if ok and resumed and repaired else 1)
 
 
-def _stopped_day(console: Any, selector: Any, state: Any) -> bool:
+def _stopped_day(console: Console, selector: Path, state: Path) -> bool:
     """The demo's stopped day: the site's robots.txt now disallows everything, so the run
     ends ``stopped`` (exit 5) with the robots.txt diff; a person reviews it and lifts the
     stop with ``anchorpath resume`` (the site restored its robots.txt the next day)."""
@@ -114,9 +121,9 @@ def _stopped_day(console: Any, selector: Any, state: Any) -> bool:
     from anchorpath.runner.run_types import now
     from anchorpath.runner.store.database import Store
 
-    outcome: dict[str, Any] = {}
+    outcome: dict[str, RunResult] = {}
 
-    def check(day_from: int, day_to: int, run: Any) -> str | None:
+    def check(day_from: int, day_to: int, run: RunResult) -> str | None:
         outcome["run"] = run
         if run.verdict == "stopped":
             return "[green]✓ stopped: the store is untouched, later runs refused until resume[/]"
@@ -142,7 +149,13 @@ def _stopped_day(console: Any, selector: Any, state: Any) -> bool:
     return True
 
 
-def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundle: Any) -> bool:
+def _repair_and_rerun(
+    console: Console,
+    server: Callable[[int], DemoServer],
+    selector: Path,
+    work: Path,
+    bundle: Path,
+) -> bool:
     """The demo's last act: repair from the day-3 bundle, then run day 3 again."""
     from anchorpath._errors import AnchorpathError
     from anchorpath.authoring.repair.pipeline import repair_from_bundle
@@ -174,9 +187,9 @@ def _repair_and_rerun(console: Any, server: Any, selector: Any, work: Any, bundl
         f"[dim]review it: anchorpath diff mfds-dmf@{result.old.version} "
         f"mfds-dmf@{result.saved.version} --selectors {selector.parent}[/]"
     )
-    outcome: dict[str, Any] = {}
+    outcome: dict[str, RunResult] = {}
 
-    def check(day_from: int, day_to: int, run: Any) -> str | None:
+    def check(day_from: int, day_to: int, run: RunResult) -> str | None:
         outcome["run"] = run
         if run.verdict == "ok" and not run.events:
             return "[green]✓ day 3 passes with the repaired selectors, and nothing changed[/]"

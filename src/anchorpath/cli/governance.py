@@ -5,7 +5,7 @@ the site's retention period."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +17,11 @@ from anchorpath.runner.policy.site import resume_site
 from anchorpath.runner.run_types import now
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.selectors.load import find_selector_file, load_selector_file
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from anchorpath.runner.retention.purge import PurgeResult
 
 __all__ = ["COMMANDS", "forget_cmd", "print_purge", "purge_cmd", "resume_cmd"]
 
@@ -156,7 +161,7 @@ def default_by() -> str:
         return "unknown"
 
 
-def print_purge(result: Any, console: Any) -> None:
+def print_purge(result: PurgeResult, console: Console) -> None:
     """One line per purge: what went and the window kept."""
     counts = ", ".join(f"{k} {v}" for k, v in result.counts.items())
     console.print(

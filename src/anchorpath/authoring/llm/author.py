@@ -273,7 +273,7 @@ def _merge(base: AuthoringResult, part: AuthoringResult) -> AuthoringResult:
     )
 
 
-def _selected_paths(doc: Any, xpath: str, root: str | None = None) -> list[str] | None:
+def _selected_paths(doc: etree._Element, xpath: str, root: str | None = None) -> list[str] | None:
     """Absolute paths of the elements an XPath reaches (owners of text and attribute results),
     from every record of ``root`` when given; None when it computes a string
     (``normalize-space(...)``): nothing to compare."""

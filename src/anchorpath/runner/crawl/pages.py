@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
+
 from anchorpath._config import FetchConfig
 from anchorpath._errors import OriginBlocked, RobotsDisallowed
 from anchorpath.fetch.events import FetchEvent
@@ -29,7 +31,7 @@ from anchorpath.runner.drift.template import template_fields, template_texts
 from anchorpath.runner.model import Checkpoint, PageEntry, RecordEntry
 from anchorpath.selectors.decode import charset_mismatch
 from anchorpath.selectors.documents import parse_document
-from anchorpath.selectors.evaluate import PageResult, evaluate_page, parse_html
+from anchorpath.selectors.evaluate import CompiledSelectors, PageResult, evaluate_page, parse_html
 from anchorpath.selectors.model import PageType, SelectorFile
 
 __all__ = [
@@ -113,7 +115,7 @@ def unreachable(exc: Exception) -> bool:
     return isinstance(exc, RobotsDisallowed) and exc.reason == "unavailable"
 
 
-def login_wall(doc: Any, page: PageResult) -> Wall | None:
+def login_wall(doc: etree._Element, page: PageResult) -> Wall | None:
     """The wall a page that yielded no values is (see :mod:`anchorpath.fetch.walls`), or None.
 
     The fetcher already stops at certain walls; this second look runs after extraction with the
@@ -140,7 +142,7 @@ class ExtractedPage:
 
 
 def extract_page(
-    compiled: Any,
+    compiled: CompiledSelectors,
     url: str,
     final_url: str,
     status: int,
@@ -211,7 +213,7 @@ class PageReader:
     def __init__(
         self,
         sf: SelectorFile,
-        compiled: Any,
+        compiled: CompiledSelectors,
         make_fetcher: Callable[[], Fetcher],
         *,
         conditional: bool,

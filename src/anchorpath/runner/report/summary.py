@@ -25,7 +25,7 @@ from anchorpath.runner.report.render import write_reports
 from anchorpath.runner.run_types import RunResult
 from anchorpath.runner.store.database import DB_NAME, Store
 from anchorpath.runner.verdict import COMMITTED
-from anchorpath.selectors.evaluate import evaluate_page, parse_html
+from anchorpath.selectors.evaluate import CompiledSelectors, evaluate_page, parse_html
 from anchorpath.selectors.model import SelectorFile
 
 __all__ = [
@@ -105,7 +105,7 @@ def write_bundle(
     store: Store,
     site: str,
     sf_path: Path,
-    compiled: Any,
+    compiled: CompiledSelectors,
     cp: Checkpoint,
     result: RunResult,
     drift_obj: DriftResult,
