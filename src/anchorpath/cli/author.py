@@ -257,7 +257,8 @@ def new_site(
     from anchorpath._config import load_settings
     from anchorpath.authoring.newsite import NewSiteRequest, author_new_site, discover_site
 
-    _check_usage(seeds, seed_urls, examples_path, field_specs or fields_path, render, wait_for)
+    llm = bool(field_specs or fields_path)
+    _check_usage(seeds, seed_urls, examples_path, llm, render, wait_for)
     if len(seeds) < 2:
         click.echo(
             "warning: one seed page: its XPaths are checked on that page alone and may fit "
@@ -319,7 +320,7 @@ def _check_usage(
     seeds: tuple[str, ...],
     seed_urls: tuple[str, ...],
     examples_path: str | None,
-    llm_fields: object,
+    llm_fields: bool,
     render: str | None,
     wait_for: str | None,
 ) -> None:
