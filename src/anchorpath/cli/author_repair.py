@@ -71,44 +71,6 @@ def _review(
     return current[-1]
 
 
-def _with_llm(result: RepairResult, bundle: Bundle, site: str) -> RepairResult:
-    """The LLM step for page types the LLM-free repair left unverified (none: unchanged)."""
-    from anchorpath._config import load_settings
-    from anchorpath.authoring.llm import make_client
-    from anchorpath.authoring.repair.llm import llm_repair, unverified_page_types
-
-    todo = unverified_page_types(result, bundle)
-    if not todo:
-        click.echo("--llm: every page type verified without the model; no LLM call", err=True)
-        return result
-    settings = load_settings()
-    client = make_client(settings, site)
-    try:
-        click.echo(f"--llm: asking {client.model} about page type(s) {', '.join(todo)}", err=True)
-        result = llm_repair(result, client, settings.llm)
-        click.echo(f"  LLM: {client.ledger.totals.summary()}", err=True)
-    finally:
-        client.close()
-    return result
-
-
-def _with_answer(result: RepairResult, bundle: Bundle, answer: Path) -> RepairResult:
-    """The answer step for page types the LLM-free repair left unverified (none: unchanged)."""
-    from anchorpath._config import load_settings
-    from anchorpath.authoring.repair.answer import answer_repair, read_answer
-    from anchorpath.authoring.repair.llm import unverified_page_types
-
-    given = read_answer(answer, bundle)
-    todo = unverified_page_types(result, bundle)
-    if not todo:
-        click.echo(
-            "--answer: every page type verified without it; the answer is not used", err=True
-        )
-        return result
-    click.echo(f"--answer: values for page type(s) {', '.join(todo)} from {answer}", err=True)
-    return answer_repair(result, given, load_settings().llm)
-
-
 @click.command("repair")
 @click.argument("site")
 @click.option(
@@ -247,6 +209,9 @@ def _plan(
 ) -> tuple[RepairResult, Bundle]:
     """The repair as planned from the bundle (LLM-free, then --llm or --answer for what that
     left unverified), and the bundle; nothing written."""
+    from anchorpath._config import load_settings
+    from anchorpath.authoring.repair.answer import repair_with_answer
+    from anchorpath.authoring.repair.llm import repair_with_model
     from anchorpath.authoring.repair.pipeline import repair_from_bundle
     from anchorpath.bundle import read_bundle
 
@@ -258,12 +223,16 @@ def _plan(
             )
         result = repair_from_bundle(bundle, selectors_dir=selectors_dir, dry_run=True)
         if use_llm:
-            result = _with_llm(result, manifest, site)
+            result = repair_with_model(result, manifest, load_settings(), site, _note)
         elif answer is not None:
-            result = _with_answer(result, manifest, answer)
+            result = repair_with_answer(result, manifest, answer, load_settings().llm, _note)
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     return result, manifest
+
+
+def _note(line: str) -> None:
+    click.echo(line, err=True)
 
 
 def _print_repair(result: RepairResult) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from anchorpath.authoring.llm.client import ChatAnswer, ChatRequest
     from anchorpath.authoring.llm.propose import Proposals
 
-__all__ = ["Answer", "AnswerClient", "answer_repair", "read_answer"]
+__all__ = ["Answer", "AnswerClient", "answer_repair", "read_answer", "repair_with_answer"]
 
 #: What prompt.md writes where a value goes: an answer still holding it is not filled in.
 PLACEHOLDER = "…"
@@ -202,3 +202,23 @@ def answer_repair(
         ]
 
     return repair_with_values(result, ask, seeds_of, source="answer")
+
+
+def repair_with_answer(
+    result: RepairResult,
+    bundle: Bundle,
+    path: Path,
+    llm: LLMConfig,
+    note: Callable[[str], None],
+) -> RepairResult:
+    """``author repair --answer FILE``: the answer's values for the page types the LLM-free
+    ``result`` left unverified (the file is read and checked even when none is left)."""
+    from anchorpath.authoring.repair.llm import unverified_page_types
+
+    given = read_answer(path, bundle)
+    todo = unverified_page_types(result, bundle)
+    if not todo:
+        note("--answer: every page type verified without it; the answer is not used")
+        return result
+    note(f"--answer: values for page type(s) {', '.join(todo)} from {path}")
+    return answer_repair(result, given, llm)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from anchorpath._config import LLMConfig
+from anchorpath._config import LLMConfig, Settings
 from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.induce import author_page_type
 from anchorpath.authoring.options import AuthoringOptions
@@ -60,6 +60,7 @@ __all__ = [
     "SeedsOf",
     "flagged_fields",
     "llm_repair",
+    "repair_with_model",
     "repair_with_values",
     "unverified_page_types",
 ]
@@ -161,6 +162,32 @@ def llm_repair(
         return propose(client, seeds, reqs, llm)
 
     return repair_with_values(result, ask, _seeds, source="LLM")
+
+
+def repair_with_model(
+    result: RepairResult,
+    bundle: Bundle,
+    settings: Settings,
+    site: str,
+    note: Callable[[str], None],
+) -> RepairResult:
+    """``author repair --llm``: the configured model (cache, per-site ledger) for the page
+    types the LLM-free ``result`` left unverified; none left, no call. ``note`` receives what
+    was asked and what it cost."""
+    from anchorpath.authoring.llm import make_client
+
+    todo = unverified_page_types(result, bundle)
+    if not todo:
+        note("--llm: every page type verified without the model; no LLM call")
+        return result
+    client = make_client(settings, site)
+    try:
+        note(f"--llm: asking {client.model} about page type(s) {', '.join(todo)}")
+        result = llm_repair(result, client, settings.llm)
+        note(f"  LLM: {client.ledger.totals.summary()}")
+    finally:
+        client.close()
+    return result
 
 
 def repair_with_values(
