@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -13,8 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from anchorpath._errors import AnchorpathError, AuthoringError
-from anchorpath._text import did_you_mean
+from anchorpath._errors import AnchorpathError
 from anchorpath.authoring.options import AuthoringOptions
 
 if TYPE_CHECKING:  # the session (rich, lxml) is imported when a command runs, not for --help
@@ -27,9 +25,6 @@ if TYPE_CHECKING:  # the session (rich, lxml) is imported when a command runs, n
     from anchorpath.selectors.model import SelectorFile
 
 __all__ = ["edit_cmd", "open_session", "review_and_write", "session_source"]
-
-#: Seeds an ``author edit`` session takes from the file's fixtures when none are given.
-EDIT_SEEDS = 3
 
 
 @contextlib.contextmanager
@@ -134,45 +129,6 @@ def review_and_write(
     return outcome
 
 
-def _pick_page_type(sf: SelectorFile, name: str | None) -> str:
-    if name is not None:
-        if name not in sf.page_types:
-            raise AuthoringError(
-                f"{sf.site.id}: no page type {name!r}" + did_you_mean([name], sf.page_types)
-            )
-        return str(name)
-    with_fields = [n for n, pt in sf.page_types.items() if pt.fields]
-    if len(with_fields) == 1:
-        return str(with_fields[0])
-    raise AuthoringError(
-        f"{sf.site.id} has several page types ({', '.join(with_fields)}): choose one with "
-        "--page-type"
-    )
-
-
-def _fixture_seeds(sf: SelectorFile, path: Path, page_type: str) -> list[SeedPage]:
-    from anchorpath.authoring.seeds import load_seed
-    from anchorpath.selectors.load import fixture_path
-
-    rx = re.compile(sf.page_types[page_type].match)
-    out = []
-    for f in sf.fixtures:
-        try:  # only inside fixtures/ next to the file, as everywhere
-            page = fixture_path(path, f.page)
-        except OSError:
-            continue
-        if rx.search(f.url) and page.is_file():
-            out.append(load_seed(str(page), url=f.url))
-        if len(out) == EDIT_SEEDS:
-            break
-    if not out:
-        raise AuthoringError(
-            f"{path}: no golden fixture of page type {page_type!r} to review on; give --seed "
-            "PAGE --seed-url URL"
-        )
-    return out
-
-
 @click.command("edit")
 @click.argument("site")
 @click.option(
@@ -245,31 +201,29 @@ def edit_cmd(
           --page-type detail --examples posted.json
     """
     from anchorpath._config import load_settings
-    from anchorpath.authoring.seeds import load_seed
+    from anchorpath.authoring.inputs import read_examples
+    from anchorpath.authoring.session.reopen import reopen
     from anchorpath.authoring.session.sources import ExampleValues
-    from anchorpath.selectors.load import find_selector_file, load_selector_file
 
     if seed_urls and len(seed_urls) != len(seeds):
         raise click.UsageError(f"--seed-url given {len(seed_urls)} times for {len(seeds)} seeds")
     try:
         settings = load_settings()
-        path = find_selector_file(site, selectors_dir or settings.paths.selectors_dir)
-        sf = load_selector_file(path)
-        name = _pick_page_type(sf, page_type)
-        if seeds:
-            pages = [
-                load_seed(s, url=seed_urls[i] if seed_urls else None) for i, s in enumerate(seeds)
-            ]
-        else:
-            pages = _fixture_seeds(sf, path, name)
-        source = None
-        if examples_path:
-            from anchorpath.authoring.inputs import read_examples
-
-            source = ExampleValues(read_examples(examples_path))
+        opened = reopen(
+            site,
+            selectors_dir or settings.paths.selectors_dir,
+            page_type=page_type,
+            seeds=seeds,
+            seed_urls=seed_urls,
+        )
+        source = ExampleValues(read_examples(examples_path)) if examples_path else None
     except AnchorpathError as exc:
         raise click.ClickException(str(exc)) from exc
     session = open_session(
-        sf, name, pages, source=source, options=AuthoringOptions(mutation_seed=mutation_seed)
+        opened.selector_file,
+        opened.page_type,
+        opened.pages,
+        source=source,
+        options=AuthoringOptions(mutation_seed=mutation_seed),
     )
-    review_and_write(session, path, screenshots=screenshots, open_images=open_images)
+    review_and_write(session, opened.path, screenshots=screenshots, open_images=open_images)

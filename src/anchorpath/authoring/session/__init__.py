@@ -3,7 +3,8 @@ what is wrong, and only then a selector file (with golden fixtures) is written.
 
 The session is a library first (:class:`~anchorpath.authoring.session.core.Session`: state and
 actions, no terminal), with the ``rich`` terminal front end in ``terminal.py``, highlighted
-seed screenshots in ``screenshot.py`` and golden fixtures in ``fixtures.py``. Values come from
+seed screenshots in ``screenshot.py``, golden fixtures in ``fixtures.py`` and what ``author
+edit`` reopens an existing file on in ``reopen.py``. Values come from
 any :class:`~anchorpath.authoring.session.sources.ValueSource`: example values typed by a
 person today, an LLM's proposals where one is configured.
 """
