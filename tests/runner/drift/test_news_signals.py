@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from anchorpath.runner.drift.check import check_drift, example_seed, seed_baseline
+from anchorpath.runner.drift.check import (
+    baseline_window,
+    check_drift,
+    example_seed,
+    seed_baseline,
+)
 from anchorpath.runner.drift.stats import RunStats, affix, field_stats
 from anchorpath.selectors.evaluate import PageResult
 
@@ -162,3 +167,36 @@ def test_a_field_with_fewer_examples_is_not_read_as_empty_by_a_young_baseline() 
     now = field_stats(recs, sf.page_types["article"], pages)
     result = check_drift(now, seed)
     assert result.verdict == "ok", result.to_dict()
+
+
+def test_an_accepted_run_widens_a_young_baseline_and_never_narrows_it() -> None:
+    """forbes/2005 of bench/drift_real.py in our own numbers: the examples are short, the live
+    site's first accepted run is long (a person accepted the alarm), and the next run is short
+    again. Accepting said "this too is normal", not "only this is normal"."""
+    seed = seed_baseline(SELECTOR, [])  # three headlines of about 40 characters
+    passed = run(HEADLINES[0:2])  # the first run, ok against the examples
+    long_ones = [
+        f"{h}: {HEADLINES[i - 1]}, {HEADLINES[i - 2]} and more news"
+        for i, h in enumerate(HEADLINES[2:4], 2)
+    ]
+    accepted = run(long_ones)
+    accepted.reviewed = True  # what `anchorpath accept` makes of the run (drift.gate.stats_of)
+    assert check_drift(accepted, baseline_window(seed, [passed])).verdict == "drift"
+    window = baseline_window(seed, [passed, accepted])
+    shorter = run(["Markets slide on rate fears", "Tech shares rally again"])  # 25 vs 39
+    assert check_drift(shorter, baseline_window(seed, [passed])).verdict == "ok"
+    assert check_drift(shorter, [passed, accepted]).verdict == "drift"  # the accepted run alone
+    short = check_drift(shorter, window)
+    assert short.verdict == "ok", short.to_dict()
+    assert any("an accept only widens the baseline" in n for n in short.notes)
+    # issue 20: the next run like the accepted one is ok too, and in between as well
+    like = [
+        f"{h}: {HEADLINES[i + 1]}, {HEADLINES[i + 2]} and more news"
+        for i, h in enumerate(HEADLINES[4:6], 4)
+    ]
+    assert check_drift(run(like), window).verdict == "ok"
+    assert check_drift(run([f"{h} as expected" for h in HEADLINES[6:8]]), window).verdict == "ok"
+    # and a field off both references still alarms
+    body = ("The committee heard evidence on Tuesday that the rules would change. " * 19).strip()
+    assert check_drift(run([body, body + " More."]), window).verdict == "drift"
+    assert check_drift(run(["Share this on:"] * 3), window).verdict == "drift"

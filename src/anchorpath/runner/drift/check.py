@@ -121,6 +121,15 @@ sampling variance, so a seed of three examples is held loosely. Zero churn needs
 agreeing baseline records or the same page (URL) seen before: one value seen on another page
 says nothing about template text.
 
+**Accepted runs widen, never narrow.** A run a person accepted (``anchorpath accept``) says
+"this too is normal". In a young baseline it outranks the seed, so the next run like it is
+``ok``; but the seed and the runs the gate passed stay normal as well. While the seed is still
+in the window and a person accepted a run of it, the run is therefore judged twice: against the
+window without the seed (the accepted runs as the reference) and, when that alarms, against the
+window without the accepted runs (the baseline as it was before anyone accepted). It is ``ok``
+when either passes it: an accept never makes the gate alarm on a run the baseline before the
+accept would have passed.
+
 Why a policy score rather than a p-value for zero churn: with one value per run and a few runs,
 no frequency test can call a new value unlikely (after k unchanged runs, the rule of
 succession gives the next run a 1/(k+2) chance of change: p ≈ 0.17 at k = 4). Every break the
@@ -305,7 +314,28 @@ def _structural(
 def check_drift(
     stats: RunStats, baseline: list[RunStats], *, threshold: float = DRIFT_THRESHOLD
 ) -> DriftResult:
-    """Score this run against the baseline window; see the module docstring for the model."""
+    """Score this run against the baseline window; see the module docstring for the model
+    (and for why a window holding both the seed and an accepted run is judged twice)."""
+    if not (any(b.seeded for b in baseline) and any(b.reviewed for b in baseline)):
+        return _check_window(stats, baseline, threshold)
+    # The accepted runs outrank the seed: the next run like them is ok.
+    accepted = _check_window(stats, [b for b in baseline if not b.seeded], threshold)
+    if accepted.verdict == "ok":
+        return accepted
+    # Accepting only widens: the baseline as it was before anyone accepted still passes a run.
+    before = _check_window(stats, [b for b in baseline if not b.reviewed], threshold)
+    if before.verdict != "ok":
+        return accepted
+    before.notes.append(
+        "off the run(s) a person accepted, but ok against the baseline before the accept "
+        f"(score {accepted.score:.1f} against the accepted runs): an accept only widens the "
+        "baseline"
+    )
+    return before
+
+
+def _check_window(stats: RunStats, baseline: list[RunStats], threshold: float) -> DriftResult:
+    """:func:`check_drift` of the run against one window, as it is."""
     result = DriftResult("ok", 0.0, threshold=threshold, baseline_runs=len(baseline))
     if not baseline:
         result.notes.append("no baseline yet: nothing to compare, run accepted as the first")
@@ -548,11 +578,9 @@ def _page_type_of(sf: SelectorFile, record: Mapping[str, Any]) -> PageType | Non
 
 def needs_seed(accepted: Sequence[RunStats]) -> bool:
     """Whether a baseline of these committed runs is still seeded: fewer than three, or they
-    are still young (:func:`is_young`), and a person accepted none of them after review. The
-    seed reflects the authoring pages; an accepted run is the live site as a person saw it, so
-    after one ``anchorpath accept`` the next identical run is ``ok``."""
-    if any(r.reviewed for r in accepted):
-        return False
+    are still young (:func:`is_young`). The seed stays while a person accepted some of them:
+    an accept widens the baseline, it does not replace it (:func:`check_drift` judges such a
+    window against the accepted runs and, failing that, against the seed and the rest)."""
     return not (len(accepted) >= 3 and not is_young(accepted))
 
 

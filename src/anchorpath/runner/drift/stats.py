@@ -168,7 +168,7 @@ class RunStats:
     run_id: str | None = None
     seeded: bool = False  # built from fixtures, not from a run
     #: a person accepted the run after review (``anchorpath accept``): the live site's
-    #: reference, which outranks the seed (see ``drift.check.needs_seed``)
+    #: reference, which outranks the seed (see ``drift.check.check_drift``)
     reviewed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
