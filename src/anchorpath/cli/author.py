@@ -14,7 +14,7 @@ from anchorpath._errors import AnchorpathError
 from anchorpath._text import did_you_mean, terminal_safe
 from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.cli.author_repair import repair_cmd
-from anchorpath.cli.author_session import edit_cmd
+from anchorpath.cli.author_session import edit_cmd, mutation_seed_option
 from anchorpath.cli.options import selectors_option
 
 if TYPE_CHECKING:  # authoring is imported when a command runs, not for --help
@@ -166,13 +166,7 @@ EXIT_PARTIAL = 5
     metavar="URL",
     help="Where runs start (default: the first seed URL).",
 )
-@click.option(
-    "--mutation-seed",
-    default=AuthoringOptions.mutation_seed,
-    show_default=True,
-    type=int,
-    help="RNG seed of the perturbation tests.",
-)
+@mutation_seed_option
 @selectors_option
 @click.option(
     "--yes", is_flag=True, help="Write the file without the review session (scripts, CI)."

@@ -24,7 +24,17 @@ if TYPE_CHECKING:  # the session (rich, lxml) is imported when a command runs, n
     from anchorpath.authoring.session.terminal import SessionOutcome
     from anchorpath.selectors.model import SelectorFile
 
-__all__ = ["edit_cmd", "open_session", "review_and_write", "session_source"]
+__all__ = ["edit_cmd", "mutation_seed_option", "open_session", "review_and_write", "session_source"]
+
+#: ``--mutation-seed`` of ``author new-site`` and ``author edit`` (the run CLI never imports
+#: authoring, so it lives here, not in :mod:`anchorpath.cli.options`).
+mutation_seed_option = click.option(
+    "--mutation-seed",
+    default=AuthoringOptions.mutation_seed,
+    show_default=True,
+    type=int,
+    help="RNG seed of the perturbation tests.",
+)
 
 
 @contextlib.contextmanager
@@ -169,13 +179,7 @@ def review_and_write(
     help="Highlighted PNG per seed (Chromium).",
 )
 @click.option("--open", "open_images", is_flag=True, help="Open the screenshots in a viewer.")
-@click.option(
-    "--mutation-seed",
-    default=AuthoringOptions.mutation_seed,
-    show_default=True,
-    type=int,
-    help="RNG seed.",
-)
+@mutation_seed_option
 def edit_cmd(
     site: str,
     selectors_dir: str | None,

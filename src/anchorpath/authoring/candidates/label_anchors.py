@@ -14,6 +14,7 @@ from anchorpath.authoring.candidates.ground import Target, itext
 from anchorpath.authoring.candidates.xpath_common import (
     ANY_HEADING,
     HEADINGS,
+    LABEL_TAGS,
     XCandidate,
     ancestors_within,
     child_steps,
@@ -31,29 +32,6 @@ from anchorpath.authoring.candidates.xpath_common import (
     xpath_space,
 )
 from anchorpath.selectors.model import Anchor, Normalize
-
-_LABEL_TAGS = {
-    "th",
-    "dt",
-    "label",
-    "strong",
-    "b",
-    "em",
-    "span",
-    "div",
-    "td",
-    "p",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "legend",
-    "caption",
-    "li",
-    "i",
-    "font",
-}
 
 
 def _label_text(el: etree._Element) -> str:
@@ -157,7 +135,7 @@ def _sibling_labels(q: _LabelSearch) -> Iterator[XCandidate]:
         before = [s for s in x.itersiblings(preceding=True) if isinstance(s.tag, str)][:2]
         for s in before:
             text = _label_text(s)
-            if not q.is_label(text) or tag_of(s) not in _LABEL_TAGS:
+            if not q.is_label(text) or tag_of(s) not in LABEL_TAGS:
                 continue
             steps = _steps_to_value(s, x)
             if not steps:

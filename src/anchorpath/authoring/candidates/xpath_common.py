@@ -27,6 +27,11 @@ KIND_RANK = {
     "absolute": 5,
 }
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: Elements whose short text may label the element after them (label anchors, and the
+#: confirmation of a constant value by the label the page gives it).
+LABEL_TAGS = frozenset(
+    ("th", "dt", "label", "legend", "caption", "strong", "b", "em", "i", "font", "span")
+) | frozenset(("div", "td", "p", "li", *HEADINGS[1:]))
 #: Any heading level: an h2 that becomes an h3 in a redesign still matches.
 ANY_HEADING = "*[" + " or ".join(f"self::{h}" for h in HEADINGS) + "]"
 

@@ -56,7 +56,7 @@ from anchorpath.authoring.candidates.ground import (
     norm,
     targets_at,
 )
-from anchorpath.authoring.candidates.xpath_common import label_like, tag_of, text_node
+from anchorpath.authoring.candidates.xpath_common import LABEL_TAGS, label_like, tag_of, text_node
 from anchorpath.authoring.llm.propose import Proposals
 from anchorpath.authoring.seeds import SeedPage
 from anchorpath.selectors.evaluate import parse_html
@@ -72,31 +72,6 @@ __all__ = [
 ]
 
 
-#: Elements whose text may label the element after them (as the label anchors use them).
-_LABEL_TAGS = frozenset(
-    [
-        "th",
-        "dt",
-        "label",
-        "strong",
-        "b",
-        "em",
-        "span",
-        "div",
-        "td",
-        "p",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "legend",
-        "caption",
-        "li",
-        "i",
-        "font",
-    ]
-)
 #: Attributes whose words name the node they are on.
 _NAMING_ATTRS = ("itemprop", "class", "id", "name", "property")
 #: Words too common to name anything.
@@ -360,7 +335,7 @@ def _before(el: etree._Element) -> Iterator[tuple[str, bool]]:
         yield bare, False
     siblings = [s for s in el.itersiblings(preceding=True) if isinstance(s.tag, str)][:2]
     for s in siblings:
-        if tag_of(s) in _LABEL_TAGS:
+        if tag_of(s) in LABEL_TAGS:
             yield itext(s), tag_of(s) in _LABEL_ELEMENTS
 
 
