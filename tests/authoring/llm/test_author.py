@@ -9,6 +9,7 @@ import pytest
 
 from anchorpath._config import LLMConfig
 from anchorpath.authoring.llm import FakeClient, author_with_llm
+from anchorpath.authoring.llm.author import LLMAuthoring
 from anchorpath.authoring.llm.client import ChatRequest
 from anchorpath.authoring.options import AuthoringOptions
 from anchorpath.authoring.reports import FieldRequest
@@ -146,34 +147,33 @@ def test_a_poisoned_seed_is_dropped_and_authoring_goes_on(shop: Shop) -> None:
         assert values["isbn_13"] == shop.truth[url]["isbn_13"][0]
 
 
-def test_a_constant_value_of_a_named_field_is_unconfirmed_without_allow_constant(
-    shop: Shop,
-) -> None:
-    banner = f'<div class="promo">{KETTLE}</div>'
+def _banner_read_as_publisher(shop: Shop, banner: str, *, allow_constant: bool) -> LLMAuthoring:
+    """Author the shop's three fields from seeds carrying ``banner``, which the model answers
+    as the publisher on every seed."""
     pages = [(u, book_page(i, injection=banner)) for i, (u, _) in enumerate(shop.pages)]
     seeds = [seed_from_html(h, u) for u, h in pages]
     answer = _truthful(shop, seeds, {s.source for s in seeds}, {"publisher"})
-    strict = author_with_llm(
+    return author_with_llm(
         "shop",
         seeds,
         FakeClient(answer),
         FIELDS3,
         LLMConfig(perturbation_rounds=0),
-        AuthoringOptions(allow_constant=False),
+        AuthoringOptions(allow_constant=allow_constant),
     )
+
+
+def test_a_constant_value_of_a_named_field_is_unconfirmed_without_allow_constant(
+    shop: Shop,
+) -> None:
+    banner = f'<div class="promo">{KETTLE}</div>'
+    strict = _banner_read_as_publisher(shop, banner, allow_constant=False)
     assert set(strict.failed) == {"publisher"}
     assert strict.failed["publisher"].startswith(f'the same value "{KETTLE}" on all 3 seeds')
     assert "--allow-constant" in strict.failed["publisher"]
     assert strict.selector_file is not None
     assert list(strict.selector_file.page_types["detail"].fields) == ["title", "isbn_13"]
-    allowed = author_with_llm(
-        "shop",
-        seeds,
-        FakeClient(answer),
-        FIELDS3,
-        LLMConfig(perturbation_rounds=0),
-        AuthoringOptions(allow_constant=True),
-    )
+    allowed = _banner_read_as_publisher(shop, banner, allow_constant=True)
     assert not allowed.failed and allowed.selector_file is not None
     assert "publisher" in allowed.selector_file.page_types["detail"].fields
 
@@ -181,17 +181,7 @@ def test_a_constant_value_of_a_named_field_is_unconfirmed_without_allow_constant
 def test_a_banner_labelled_with_another_fields_name_stays_unconfirmed(shop: Shop) -> None:
     # The page names the banner, but as an ISBN: that does not confirm it as the publisher.
     banner = f'<div class="promo"><b>ISBN-13:</b> {KETTLE}</div>'
-    pages = [(u, book_page(i, injection=banner)) for i, (u, _) in enumerate(shop.pages)]
-    seeds = [seed_from_html(h, u) for u, h in pages]
-    answer = _truthful(shop, seeds, {s.source for s in seeds}, {"publisher"})
-    res = author_with_llm(
-        "shop",
-        seeds,
-        FakeClient(answer),
-        FIELDS3,
-        LLMConfig(perturbation_rounds=0),
-        AuthoringOptions(allow_constant=False),
-    )
+    res = _banner_read_as_publisher(shop, banner, allow_constant=False)
     assert set(res.failed) == {"publisher"}
     why = res.failed["publisher"]
     assert why.startswith(f'the same value "{KETTLE}" on all 3 seeds, and no label or markup')
